@@ -1,0 +1,1 @@
+"""Cypher text as package data. Files hold named queries; see queries.load."""

@@ -1,0 +1,140 @@
+// Writes of the corpus graph: Documents, Chunks, Images, Entities, Keypoints,
+// Topics and the edges between them. Every query is an UNWIND batch over $rows;
+// nodes MERGE on their content-hash id, so a re-run adds nothing.
+
+// name: upsert_documents
+UNWIND $rows AS r
+MERGE (n:Document {id: r.id})
+SET n += r
+
+// name: upsert_chunks
+UNWIND $rows AS r
+MERGE (n:Chunk {id: r.id})
+SET n += r
+
+// name: upsert_images
+UNWIND $rows AS r
+MERGE (n:Image {id: r.id})
+SET n += r
+
+// name: upsert_entities
+UNWIND $rows AS r
+MERGE (n:Entity {id: r.id})
+ON CREATE SET n.name = r.name, n.label = r.label, n.aliases = r.aliases
+ON MATCH SET n.aliases = reduce(acc = coalesce(n.aliases, []), a IN r.aliases |
+    CASE WHEN a IN acc THEN acc ELSE acc + a END)
+
+// name: upsert_keypoints
+UNWIND $rows AS r
+MERGE (n:Keypoint {id: r.id})
+SET n += r
+
+// name: upsert_topics
+UNWIND $rows AS r
+MERGE (n:Topic {id: r.id})
+SET n += r
+
+// name: chunk_part_of
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Document {id: r.d})
+MERGE (a)-[:PART_OF]->(b)
+
+// name: image_part_of
+UNWIND $rows AS r
+MATCH (a:Image {id: r.s})
+MATCH (b:Document {id: r.d})
+MERGE (a)-[:PART_OF]->(b)
+
+// name: chunk_next
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Chunk {id: r.d})
+MERGE (a)-[:NEXT]->(b)
+
+// name: chunk_references_image
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Image {id: r.d})
+MERGE (a)-[e:REFERENCES]->(b)
+SET e.label = r.label
+
+// name: chunk_references_chunk
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Chunk {id: r.d})
+MERGE (a)-[e:REFERENCES]->(b)
+SET e.label = r.label
+
+// name: image_captioned_by
+UNWIND $rows AS r
+MATCH (a:Image {id: r.s})
+MATCH (b:Chunk {id: r.d})
+MERGE (a)-[:CAPTIONED_BY]->(b)
+
+// name: chunk_similar_chunk
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Chunk {id: r.d})
+MERGE (a)-[e:SIMILAR_TO]->(b)
+SET e.score = r.score, e.cross_document = r.cross_document
+
+// name: chunk_similar_image
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Image {id: r.d})
+MERGE (a)-[e:SIMILAR_TO]->(b)
+SET e.score = r.score, e.cross_document = r.cross_document
+
+// name: chunk_mentions
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Entity {id: r.d})
+MERGE (a)-[e:MENTIONS]->(b)
+SET e.count = r.count
+
+// name: image_mentions
+UNWIND $rows AS r
+MATCH (a:Image {id: r.s})
+MATCH (b:Entity {id: r.d})
+MERGE (a)-[e:MENTIONS]->(b)
+SET e.count = r.count
+
+// name: keypoint_mentions
+UNWIND $rows AS r
+MATCH (a:Keypoint {id: r.s})
+MATCH (b:Entity {id: r.d})
+MERGE (a)-[e:MENTIONS]->(b)
+SET e.count = r.count
+
+// name: chunk_has_keypoint
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Keypoint {id: r.d})
+MERGE (a)-[:HAS_KEYPOINT]->(b)
+
+// name: image_has_keypoint
+UNWIND $rows AS r
+MATCH (a:Image {id: r.s})
+MATCH (b:Keypoint {id: r.d})
+MERGE (a)-[:HAS_KEYPOINT]->(b)
+
+// name: chunk_in_topic
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})
+MATCH (b:Topic {id: r.d})
+MERGE (a)-[:IN_TOPIC]->(b)
+
+// name: clear_topics
+MATCH (t:Topic)
+DETACH DELETE t
+
+// name: set_image_descriptions
+UNWIND $rows AS r
+MATCH (n:Image {id: r.id})
+SET n.description = r.description, n.description_source = r.description_source
+
+// name: upsert_corpus_meta
+UNWIND $rows AS r
+MERGE (n:Corpus {id: r.id})
+SET n += r

@@ -1,0 +1,292 @@
+"""hopgraph.toml, read through pydantic-settings.
+
+Precedence (highest first): HOPGRAPH_* environment variables (nested keys
+joined by "__", e.g. HOPGRAPH_STORE__BACKEND=neo4j), then hopgraph.toml, then
+the defaults below. Secrets (the Neo4j password and the LLM API key) are read
+only from the environment or a .env file; they are never written to the TOML
+file, to logs or to run manifests.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from kg.errors import ConfigError
+
+CONFIG_FILE = "hopgraph.toml"
+
+CHAIN_TYPES = (
+    "text_chain",
+    "image_initiated_chain",
+    "text_initiated_chain",
+    "parallel_visual_textual_fork",
+    "multi_image_fork",
+)
+
+
+class Section(BaseModel):
+    # An unknown key is a typo the user wants to hear about.
+    model_config = ConfigDict(extra="forbid")
+
+
+class StoreConfig(Section):
+    backend: Literal["falkordb", "neo4j"] = "falkordb"
+    data_dir: Path = Path(".hopgraph")
+    graph: str = "hopgraph"  # FalkorDB graph name
+    neo4j_uri: str = "bolt://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_database: str = "neo4j"
+    batch_size: int = Field(1000, ge=1)
+
+
+class IngestConfig(Section):
+    glob: str = "*"
+    chunking: Literal["semantic", "fixed"] = "semantic"
+    min_tokens: int = Field(64, ge=1)
+    max_tokens: int = Field(512, ge=8)
+    fixed_size: int = Field(800, ge=8)
+    fixed_overlap: int = Field(400, ge=0)
+    min_image_px: int = Field(150, ge=1)
+
+
+class EmbeddingConfig(Section):
+    model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    batch_size: int = Field(64, ge=1)
+
+
+class SimilarityConfig(Section):
+    k: int = Field(8, ge=1)
+    min_score: float = Field(0.5, ge=-1, le=1)
+
+
+class EntityConfig(Section):
+    spacy_model: str = "en_core_web_sm"
+
+
+class TopicConfig(Section):
+    resolution: float = Field(1.0, gt=0)
+    seed: int = 42
+
+
+class LLMConfig(Section):
+    base_url: str | None = None  # falls back to OPENAI_BASE_URL
+    generator_model: str = "gpt-4o-mini"
+    verifier_model: str = "gpt-4o-mini"
+    vision_model: str | None = None  # no vision model: descriptions come from captions
+    concurrency: int = Field(8, ge=1)
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(6, ge=0)
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    temperature: float = 0.0
+    prompts_dir: Path | None = None  # a folder of the user's own prompt files
+    cache: bool = True
+
+
+class GenerateConfig(Section):
+    n: int = Field(50, ge=1)
+    types: list[str] = Field(default_factory=lambda: list(CHAIN_TYPES))
+    min_hops: int = Field(2, ge=2)
+    max_hops: int = Field(4, ge=2)
+    seed: int = 7
+    keypoints: bool = True
+    describe_images: bool = True
+    near_duplicate_score: float = 0.92
+
+
+class DedupConfig(Section):
+    alpha: float = Field(0.6, ge=0, le=1)
+    tau: float = Field(0.7, ge=0, le=1)
+    resolution: float = Field(1.0, gt=0)
+    k: int = Field(10, ge=1)
+    seed: int = 42
+    llm_merge: bool = False
+
+
+class ExportConfig(Section):
+    formats: list[Literal["jsonl", "parquet", "hf"]] = Field(default_factory=lambda: ["jsonl"])
+    include_duplicates: bool = False
+    include_rejected: bool = False
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="HOPGRAPH_",
+        env_nested_delimiter="__",
+        extra="forbid",
+    )
+
+    store: StoreConfig = StoreConfig()
+    ingest: IngestConfig = IngestConfig()
+    embeddings: EmbeddingConfig = EmbeddingConfig()
+    similarity: SimilarityConfig = SimilarityConfig()
+    entities: EntityConfig = EntityConfig()
+    topics: TopicConfig = TopicConfig()
+    llm: LLMConfig = LLMConfig()
+    generate: GenerateConfig = GenerateConfig()
+    dedup: DedupConfig = DedupConfig()
+    export: ExportConfig = ExportConfig()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # init_settings carries the parsed TOML (see load_settings).
+        return (env_settings, init_settings)
+
+    # Secrets: environment (or .env) only, never part of the TOML model.
+    @property
+    def neo4j_password(self) -> SecretStr | None:
+        value = _secret("NEO4J_PASSWORD")
+        return SecretStr(value) if value else None
+
+    @property
+    def llm_api_key(self) -> SecretStr | None:
+        value = _secret("OPENAI_API_KEY")
+        return SecretStr(value) if value else None
+
+    @property
+    def llm_base_url(self) -> str | None:
+        return self.llm.base_url or _secret("OPENAI_BASE_URL")
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_base_url or self.llm_api_key)
+
+    def secrets_summary(self) -> dict[str, str]:
+        def mask(v: object) -> str:
+            return "****" if v else "(not set)"
+
+        return {
+            "NEO4J_PASSWORD": mask(self.neo4j_password),
+            "OPENAI_API_KEY": mask(self.llm_api_key),
+            "OPENAI_BASE_URL": self.llm_base_url or "(not set)",
+        }
+
+
+def _secret(name: str) -> str | None:
+    if os.environ.get(name):
+        return os.environ[name]
+    return _dotenv().get(name)
+
+
+def _dotenv() -> dict[str, str]:
+    from dotenv import dotenv_values
+
+    path = Path(".env")
+    if not path.is_file():
+        return {}
+    return {k: v for k, v in dotenv_values(path).items() if v}
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Read hopgraph.toml (if present) and the environment.
+
+    Raises ConfigError with one line naming the file and the key on any
+    malformed file, unknown key or bad value.
+    """
+    path = path or Path(os.environ.get("HOPGRAPH_CONFIG", CONFIG_FILE))
+    data: dict = {}
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        raise ConfigError(f"{path}: {key}: {msg}") from None
+
+
+DEFAULT_TOML = """\
+# hopgraph configuration. Every key is optional; the values shown are the defaults.
+# Any key can be overridden by an environment variable: HOPGRAPH_<SECTION>__<KEY>,
+# e.g. HOPGRAPH_STORE__BACKEND=neo4j. Secrets never go in this file: set
+# NEO4J_PASSWORD, OPENAI_API_KEY (and OPENAI_BASE_URL) in the environment or .env.
+
+[store]
+backend = "falkordb"          # "falkordb" (embedded, started by hopgraph) or "neo4j"
+data_dir = ".hopgraph"        # server socket, data, caches, assets and run manifests
+graph = "hopgraph"            # FalkorDB graph name
+neo4j_uri = "bolt://localhost:7687"
+neo4j_user = "neo4j"
+neo4j_database = "neo4j"
+batch_size = 1000             # rows per UNWIND write batch
+
+[ingest]
+glob = "*"                    # which files to take from a folder
+chunking = "semantic"         # "semantic" (similarity drops, MiRAGE) or "fixed" (token windows)
+min_tokens = 64
+max_tokens = 512
+fixed_size = 800
+fixed_overlap = 400
+min_image_px = 150            # smaller images are decorative
+
+[embeddings]
+model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
+batch_size = 64
+
+[similarity]
+k = 8                         # neighbours per chunk for SIMILAR_TO
+min_score = 0.5               # cosine floor for SIMILAR_TO
+
+[entities]
+spacy_model = "en_core_web_sm"
+
+[topics]
+resolution = 1.0              # Leiden resolution: higher gives more, smaller topics
+seed = 42
+
+[llm]
+# base_url = "http://localhost:11434/v1"   # or OPENAI_BASE_URL; no endpoint = offline mode
+generator_model = "gpt-4o-mini"
+verifier_model = "gpt-4o-mini"
+# vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
+concurrency = 8
+timeout = 60.0
+max_retries = 6
+# requests_per_minute = 500
+# tokens_per_minute = 200000
+temperature = 0.0
+# prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
+cache = true
+
+[generate]
+n = 50
+types = ["text_chain", "image_initiated_chain", "text_initiated_chain", "parallel_visual_textual_fork", "multi_image_fork"]
+min_hops = 2
+max_hops = 4
+seed = 7
+keypoints = true
+describe_images = true
+near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
+
+[dedup]
+alpha = 0.6                   # weight of answer similarity vs evidence overlap
+tau = 0.7                     # pair score at or above which two chains are duplicates
+resolution = 1.0
+k = 10
+seed = 42
+llm_merge = false
+
+[export]
+formats = ["jsonl"]           # any of "jsonl", "parquet", "hf"
+include_duplicates = false
+include_rejected = false
+"""

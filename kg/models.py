@@ -1,0 +1,73 @@
+"""Typed records that flow between pipeline stages.
+
+Readers produce a ParsedDocument; the graph builder turns it into nodes and
+edges. IDs are content hashes (see kg.ids) so re-ingesting the same bytes
+produces the same IDs and MERGE adds nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Block:
+    """One unit of text in reading order, as a reader found it.
+
+    kind: "text", "heading", "table" or "caption". Tables and captions are
+    never split by the chunker; headings open a new section.
+    """
+
+    text: str
+    kind: str = "text"
+    page: int = 1
+    section: str = ""  # e.g. "4.1" when the heading was numbered
+    heading_level: int = 0  # 1 = top level, 0 = not a heading
+    label: str = ""  # "Table 2" for a table or its caption, "Figure 3" for a figure caption
+
+
+@dataclass
+class ImageRef:
+    """An image kept by a reader (decorative ones are already dropped)."""
+
+    id: str  # sha256 of the image bytes (first 16 hex), shared across pages
+    path: str  # extracted file under .hopgraph/assets/<doc>/
+    page: int
+    bbox: list[float] = field(default_factory=list)
+    width: int = 0
+    height: int = 0
+    caption: str = ""
+    label: str = ""  # "Figure 3" when the caption names it
+    nearby_text: str = ""  # text around the image, used for offline descriptions
+    alt: str = ""  # markdown alt text
+
+
+@dataclass
+class ParsedDocument:
+    path: str
+    sha256: str
+    title: str
+    pages: int
+    blocks: list[Block]
+    images: list[ImageRef] = field(default_factory=list)
+    skipped_images: int = 0
+    warnings: list[str] = field(default_factory=list)  # e.g. "missing image img/a.png"
+    tables: int = 0
+
+
+@dataclass
+class Chunk:
+    id: str
+    doc_id: str
+    index: int
+    text: str
+    kind: str = "text"  # text, table, caption
+    page_start: int = 1
+    page_end: int = 1
+    tokens: int = 0
+    section: str = ""
+    label: str = ""  # "Table 2" for a table chunk
+
+
+class IngestError(Exception):
+    """A user's file could not be read; the message names the reason."""
