@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import os
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Sequence
@@ -46,6 +47,24 @@ VECTOR_SEARCH = ("CALL db.idx.vector.queryNodes('{label}', '{prop}', $k, vecf32(
 _UNIX_PATH_MAX = 100  # sun_path is 108 bytes on Linux; keep a margin
 
 
+def _alive(pid: int) -> bool:
+    """True while the process runs. Reaps it first when it is our own exited child,
+    since a zombie still answers kill(pid, 0)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    except ChildProcessError:
+        pass  # not our child
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
 class EmbeddedServer:
     """Start, find, check and stop the embedded server of one data directory."""
 
@@ -66,13 +85,25 @@ class EmbeddedServer:
         return Path("/tmp") / f"hopgraph-{digest}.sock"
 
     # ---- state ----------------------------------------------------------
+    def _raw(self):
+        """A plain redis connection with no retries: a dead server should fail fast."""
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        return redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=5,
+                           retry=Retry(NoBackoff(), 0))
+
     def ping(self) -> bool:
-        if not self.socket_path.exists():
+        try:
+            if not stat.S_ISSOCK(self.socket_path.stat().st_mode):
+                return False
+        except OSError:
             return False
         import redis
 
         try:
-            conn = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=2)
+            conn = self._raw()
             ok = bool(conn.ping())
             conn.close()
             return ok
@@ -84,13 +115,7 @@ class EmbeddedServer:
             pid = int(self.pid_path.read_text().strip())
         except (OSError, ValueError):
             return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass
-        return pid
+        return pid if _alive(pid) else None
 
     def status(self) -> dict[str, Any]:
         return {
@@ -176,16 +201,12 @@ class EmbeddedServer:
             return False
         pid = self.pid()
         try:
-            redis.Redis(unix_socket_path=str(self.socket_path)).shutdown()
+            self._raw().shutdown()
         except (redis.ConnectionError, OSError):
             pass
         deadline = time.monotonic() + 10
-        while pid and time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
+        while pid and _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
         self.socket_path.unlink(missing_ok=True)
         self.pid_path.unlink(missing_ok=True)
         return True
