@@ -1,7 +1,133 @@
-"""Dataset statistics (filled in by the dedup/coverage stage)."""
+"""Dataset statistics: what `hopgraph stats` prints and the dataset card quotes.
+
+Everything comes from the graph (Chain and Hop nodes, the corpus labels) and,
+for LLM cost, from run manifests (kg/runs.py): JSON files under
+<data_dir>/runs/*.json whose key "llm" holds an Accounting.to_dict()
+({"stages": {"stage/role": {calls, tokens_in, tokens_out, ...}}, ...}; a plain
+{stage: {calls, tokens_in, tokens_out}} is read too). Every manifest is
+summed, except dry runs (estimates, nothing spent): `generate` tops a dataset
+up over several runs and the LLM cache makes a repeated run cost ~nothing, so
+the sum is what the dataset cost. Zeros when no manifest exists.
+The result is a plain JSON-serialisable dict.
+"""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
 
-def dataset_stats(store) -> dict:
-    return {}
+from builders.coverage import coverage
+
+CORPUS_LABELS = {"documents": "Document", "chunks": "Chunk", "images": "Image",
+                 "entities": "Entity", "keypoints": "Keypoint", "topics": "Topic"}
+
+
+def _default_runs_dir(store: Any) -> Path | None:
+    server = getattr(store, "server", None)
+    if server is not None and getattr(server, "data_dir", None) is not None:
+        return Path(server.data_dir) / "runs"
+    try:
+        from kg.config import load_settings
+
+        return Path(load_settings().store.data_dir) / "runs"
+    except Exception:  # no readable config: no manifests
+        return None
+
+
+def _stage_numbers(llm: dict[str, Any]) -> dict[str, dict[str, int]]:
+    stages = llm.get("stages") if isinstance(llm.get("stages"), dict) else {
+        k: v for k, v in llm.items() if isinstance(v, dict) and k != "total"}
+    out: dict[str, dict[str, int]] = {}
+    for name, d in stages.items():
+        out[name] = {f: int(d.get(f, 0) or 0) for f in ("calls", "tokens_in", "tokens_out")}
+    return out
+
+
+def llm_usage(runs_dir: Path | None, accepted: int) -> dict[str, Any]:
+    """LLM calls and tokens summed over every (non dry-run) manifest, and per accepted chain."""
+    stages: dict[str, dict[str, int]] = {}
+    used = 0
+    if runs_dir is not None and Path(runs_dir).is_dir():
+        for path in sorted(Path(runs_dir).glob("*.json")):  # names start with a UTC timestamp
+            if path.name.startswith("."):
+                continue
+            try:
+                manifest = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            llm = manifest.get("llm") if isinstance(manifest, dict) else None
+            if not isinstance(llm, dict) or llm.get("dry_run"):
+                continue  # no LLM section, or estimates of a dry run: nothing was spent
+            used += 1
+            for name, nums in _stage_numbers(llm).items():
+                slot = stages.setdefault(name, {"calls": 0, "tokens_in": 0, "tokens_out": 0})
+                for f, v in nums.items():
+                    slot[f] += v
+    calls = sum(s["calls"] for s in stages.values())
+    tokens_in = sum(s["tokens_in"] for s in stages.values())
+    tokens_out = sum(s["tokens_out"] for s in stages.values())
+    return {
+        "runs": used,
+        "calls": calls,
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+        "by_stage": dict(sorted(stages.items())),
+        "calls_per_accepted_chain": round(calls / accepted, 4) if accepted else 0.0,
+        "tokens_per_accepted_chain": round((tokens_in + tokens_out) / accepted, 4) if accepted else 0.0,
+    }
+
+
+def dataset_stats(store: Any, runs_dir: Path | str | None = None) -> dict[str, Any]:
+    """Corpus counts, chain figures, coverage and LLM cost; {} when there are no chains.
+
+    Keys: corpus {documents, chunks, images, entities, keypoints, topics};
+    chains (total), accepted; by_status, by_type, accepted_by_type;
+    hops_histogram (accepted chains, hop count as a string key);
+    reject_reasons (rejected chains); duplicates (chains with status
+    'duplicate') and duplicate_edges; hops (accepted chains' hops) and
+    modality_share {modality: share}; js_divergence, doc_share,
+    corpus_topics, dataset_topics, documents_covered, unmapped_evidence;
+    llm {runs, calls, tokens_in, tokens_out, by_stage, calls_per_accepted_chain,
+    tokens_per_accepted_chain}.
+    """
+    chains = store.run("chains_for_stats")
+    if not chains:
+        return {}
+    labels = store.counts()["nodes"]
+    accepted = [c for c in chains if c.get("status") == "accepted"]
+    rejected = [c for c in chains if c.get("status") == "rejected"]
+
+    modalities = {str(r["modality"]): int(r["n"]) for r in store.run("accepted_hop_modalities")}
+    hop_total = sum(modalities.values())
+    cov = coverage(store, chains)
+    dup_edges = store.run("count_duplicate_edges")
+    runs = Path(runs_dir) if runs_dir is not None else _default_runs_dir(store)
+
+    return {
+        "corpus": {name: int(labels.get(label, 0)) for name, label in CORPUS_LABELS.items()},
+        "chains": len(chains),
+        "accepted": len(accepted),
+        "by_status": _count(c.get("status") for c in chains),
+        "by_type": _count(c.get("graph_type") for c in chains),
+        "accepted_by_type": _count(c.get("graph_type") for c in accepted),
+        "hops_histogram": {str(h): n for h, n in sorted(Counter(int(c.get("hops") or 0) for c in accepted).items())},
+        "reject_reasons": _count(c.get("reject_reason") or "unspecified" for c in rejected),
+        "duplicates": sum(1 for c in chains if c.get("status") == "duplicate"),
+        "duplicate_edges": int(dup_edges[0]["n"]) if dup_edges else 0,
+        "hops": hop_total,
+        "modality_share": {m: round(n / hop_total, 6) for m, n in sorted(modalities.items())} if hop_total else {},
+        "js_divergence": cov["js_divergence"],
+        "doc_share": cov["doc_share"],
+        "documents_covered": cov["documents_covered"],
+        "corpus_topics": cov["corpus_topics"],
+        "dataset_topics": cov["dataset_topics"],
+        "unmapped_evidence": cov["unmapped_evidence"],
+        "llm": llm_usage(runs, len(accepted)),
+    }
+
+
+def _count(values) -> dict[str, int]:
+    counts = Counter(str(v) for v in values)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))

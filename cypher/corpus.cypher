@@ -138,3 +138,11 @@ SET n.description = r.description, n.description_source = r.description_source
 UNWIND $rows AS r
 MERGE (n:Corpus {id: r.id})
 SET n += r
+
+// name: document_states
+MATCH (d:Document)
+RETURN d.id AS id, d.ingested AS ingested, d.linked AS linked
+
+// name: chunk_similarity_edges
+MATCH (a:Chunk)-[s:SIMILAR_TO]->(b:Chunk)
+RETURN a.id AS s, b.id AS d, s.score AS score

@@ -1,0 +1,145 @@
+"""Topics: Leiden communities of the chunk SIMILAR_TO graph, labelled by c-TF-IDF keywords.
+
+Topics serve two purposes: IN_TOPIC edges let walkers and reports group
+chunks, and the topic distribution is the reference for a later coverage
+metric (do generated chains cover the corpus's topics in proportion?).
+
+Chunks with no SIMILAR_TO edge (isolated nodes, i.e. singleton communities)
+are gathered into ONE "misc" topic rather than dropped: every chunk then has
+exactly one IN_TOPIC edge and the distribution sums to 1 over all chunks, so
+coverage is measured against the whole corpus. The misc topic is marked with
+"misc": True so consumers can leave it out. Communities of size 1 that Leiden
+returns for nodes that do have edges are treated the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from kg.ids import content_id
+
+_TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b")  # "5th" gives nothing, not "th"
+_EXTRA_STOP = frozenset({"also", "et", "al", "fig", "figure", "table", "section", "eg", "ie", "use", "used", "using"})
+
+
+@dataclass
+class TopicResult:
+    """topics: [{id, level, keywords, size, misc}]; membership: chunk_id -> topic_id."""
+
+    topics: list[dict[str, Any]] = field(default_factory=list)
+    membership: dict[str, str] = field(default_factory=dict)
+
+    def distribution(self) -> dict[str, float]:
+        """Share of chunks per topic (sums to 1 when there are chunks)."""
+        counts = Counter(self.membership.values())
+        total = sum(counts.values())
+        return {tid: counts[tid] / total for tid in sorted(counts)} if total else {}
+
+
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS) | _EXTRA_STOP
+
+
+def tokenize(text: str, stop: frozenset[str]) -> list[str]:
+    """Lowercase word tokens, no stop words, no pure numbers, at least 2 characters."""
+    return [t for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in stop]
+
+
+def _leiden(n: int, edges: list[tuple[int, int, float]], resolution: float, seed: int) -> list[int]:
+    """Community number per node; weights are the similarity scores."""
+    import igraph as ig
+    import leidenalg
+
+    graph = ig.Graph(n=n, edges=[(a, b) for a, b, _ in edges], directed=False)
+    weights = [max(float(w), 0.0) for _, _, w in edges]
+    partition = leidenalg.find_partition(
+        graph,
+        leidenalg.RBConfigurationVertexPartition,
+        weights=weights,
+        resolution_parameter=resolution,
+        seed=seed,
+        n_iterations=-1,  # until stable, so the result does not depend on an iteration budget
+    )
+    return list(partition.membership)
+
+
+def _groups(chunk_ids: list[str], edges: list[tuple[str, str, float]], resolution: float, seed: int) -> tuple[list[list[str]], list[str]]:
+    """(communities of >= 2 chunks, leftover chunks) from the similarity graph."""
+    chunk_ids = sorted(chunk_ids)  # node numbering independent of input order
+    index = {cid: i for i, cid in enumerate(chunk_ids)}
+    int_edges: dict[tuple[int, int], float] = {}
+    for a, b, w in edges:
+        if a in index and b in index and a != b:
+            key = (min(index[a], index[b]), max(index[a], index[b]))
+            int_edges[key] = max(w, int_edges.get(key, w))
+    # Sorted edges: the igraph edge order (and so Leiden's result) does not depend on input order.
+    ordered = [(a, b, w) for (a, b), w in sorted(int_edges.items())]
+    membership = _leiden(len(chunk_ids), ordered, resolution, seed) if chunk_ids else []
+    by_comm: dict[int, list[str]] = {}
+    for cid, comm in zip(chunk_ids, membership):
+        by_comm.setdefault(comm, []).append(cid)
+    communities = [sorted(m) for m in by_comm.values() if len(m) >= 2]
+    leftovers = sorted(cid for m in by_comm.values() if len(m) < 2 for cid in m)
+    return communities, leftovers
+
+
+def ctfidf_keywords(docs_tokens: list[list[str]], n_keywords: int) -> list[list[str]]:
+    """Top terms per class by c-TF-IDF: tf(t, c) * log(1 + A / f(t)).
+
+    tf is the term's frequency in the class (normalised by class length, so
+    big topics do not get all the common words), A the average number of
+    words per class and f(t) the term's frequency over all classes.
+    """
+    counts = [Counter(toks) for toks in docs_tokens]
+    total = Counter()
+    for c in counts:
+        total.update(c)
+    avg_words = sum(sum(c.values()) for c in counts) / max(len(counts), 1)
+    keywords = []
+    for c in counts:
+        size = sum(c.values()) or 1
+        scored = {t: (n / size) * math.log(1 + avg_words / total[t]) for t, n in c.items()}
+        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        keywords.append([t for t, _ in ranked[:n_keywords]])
+    return keywords
+
+
+def detect_topics(
+    chunk_ids: list[str],
+    texts: list[str],
+    edges: list[tuple[str, str, float]],
+    resolution: float = 1.0,
+    seed: int = 42,
+    n_keywords: int = 8,
+) -> TopicResult:
+    """Leiden topics over the SIMILAR_TO graph; deterministic for a given seed and input set.
+
+    Topic id = content hash of the sorted member chunk ids, so the same
+    communities give the same ids on a re-run. Topics are sorted largest first.
+    """
+    if len(chunk_ids) != len(texts):
+        raise ValueError("chunk_ids and texts must have the same length")
+    if len(set(chunk_ids)) != len(chunk_ids):
+        raise ValueError("chunk_ids must be unique")
+    communities, leftovers = _groups(chunk_ids, edges, resolution, seed)
+    groups = [(members, False) for members in communities]
+    if leftovers:
+        groups.append((leftovers, True))
+    text_of = dict(zip(chunk_ids, texts))
+    stop = _stop_words()
+    tokens = [[t for cid in members for t in tokenize(text_of[cid], stop)] for members, _ in groups]
+    keywords = ctfidf_keywords(tokens, n_keywords)
+    result = TopicResult()
+    for (members, misc), words in zip(groups, keywords):
+        tid = content_id("topic", *members)
+        result.topics.append({"id": tid, "level": 0, "keywords": words, "size": len(members), "misc": misc})
+        for cid in members:
+            result.membership[cid] = tid
+    result.topics.sort(key=lambda t: (t["misc"], -t["size"], t["id"]))
+    return result

@@ -1,0 +1,381 @@
+"""The Cypher audits: a small hand-built graph that passes every audit, then one
+planted violation per test, which must trip exactly one audit for exactly one chain."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import queries
+from builders.audit import audit_names, audit_rows, explain_chain, run_audits
+
+AUDITS = {"broken_bridge", "shortcut", "redundant_hop", "failed_necessity", "type_mismatch",
+          "dangling_evidence", "accepted_duplicate"}
+HOPGRAPH = str(Path(sys.executable).parent / "hopgraph")
+
+
+# ---------------------------------------------------------------- the clean graph
+def _edges(pairs, **extra):
+    return [{"s": s, "d": d, **extra} for s, d in pairs]
+
+
+def _chain(store, chain_id, graph_type, hops, bridges, answer_entities, status="accepted", seq=0):
+    """hops: [(evidence_label, evidence_id, bridge_entity_id or '')]."""
+    store.write("upsert_chains", [{
+        "id": chain_id, "seq": seq, "graph_type": graph_type, "question": f"question of {chain_id}?",
+        "answer": f"answer of {chain_id}", "status": status, "reject_reason": "", "generator": "test",
+        "hops": len(hops), "evidence_ids": [h[1] for h in hops], "doc_ids": ["d1", "d2"],
+        "bridge_entities": bridges, "answer_entities": answer_entities, "score": 0.9,
+        "faithful": True, "standalone": True, "requires_content": True, "navigation": True,
+        "no_shortcut": True, "structure": json.dumps({"hops": len(hops)}),
+    }])
+    hop_rows, has_hop, bridge_rows = [], [], []
+    uses: dict[str, list[dict]] = {"Chunk": [], "Image": [], "Keypoint": []}
+    for i, (label, evidence, bridge) in enumerate(hops):
+        hop_id = f"{chain_id}:{i}"
+        hop_rows.append({"id": hop_id, "chain_id": chain_id, "index": i, "sub_question": f"sub-question {i}?",
+                         "answer": f"sub-answer {i}", "modality": "image" if label == "Image" else "text",
+                         "evidence_id": evidence, "evidence_label": label, "bridge_id": bridge,
+                         "necessary": True, "necessity_checked": True})
+        has_hop.append({"s": chain_id, "d": hop_id, "index": i})
+        uses[label].append({"s": hop_id, "d": evidence})
+        if bridge:
+            bridge_rows.append({"s": hop_id, "d": bridge})
+    store.write("upsert_hops", hop_rows)
+    store.write("chain_has_hop", has_hop, key=None)
+    store.write("hop_uses_chunk", uses["Chunk"], key=None)
+    store.write("hop_uses_image", uses["Image"], key=None)
+    store.write("hop_uses_keypoint", uses["Keypoint"], key=None)
+    store.write("hop_bridges", bridge_rows, key=None)
+
+
+def build_clean_graph(store) -> None:
+    """Two documents, chunks, two figures (one known only through its caption),
+    six entities, a keypoint, a topic, and seven chains (five accepted, one
+    rejected, one duplicate) that pass every audit."""
+    store.write("upsert_documents", [
+        {"id": "d1", "path": "docs/engines.md", "title": "Engines", "pages": 2, "sha256": "aa"},
+        {"id": "d2", "path": "docs/museum.pdf", "title": "Museum", "pages": 3, "sha256": "bb"},
+    ])
+    chunks = [
+        ("c1", "d1", 0, "Ada Lovelace worked with Charles Babbage."),
+        ("c2", "d1", 1, "Charles Babbage designed the Analytical Engine."),
+        ("c5", "d1", 2, "Ada Lovelace published her notes in 1843."),
+        ("c3", "d2", 0, "The Analytical Engine was never completed."),
+        ("cap1", "d2", 1, "Figure 1: the Difference Engine by Babbage at the Science Museum."),
+        ("c4", "d2", 2, "The Science Museum is in London."),
+    ]
+    store.write("upsert_chunks", [
+        {"id": cid, "doc_id": doc, "index": idx, "text": text, "kind": "caption" if cid.startswith("cap") else "text",
+         "page_start": 1, "page_end": 1, "tokens": len(text.split())} for cid, doc, idx, text in chunks])
+    store.set_vectors("Chunk", "embedding", [{"id": cid, "vector": [0.1 * (n + 1), 0.2, 0.3]}
+                                             for n, (cid, *_rest) in enumerate(chunks)])
+    store.write("upsert_images", [
+        {"id": "i1", "doc_id": "d2", "page": 2, "path": "assets/i1.png", "caption": "Figure 1: the Difference Engine",
+         "description": "a large brass machine", "description_source": "caption", "bbox": [0.0, 0.0, 1.0, 1.0]},
+        {"id": "i2", "doc_id": "d1", "page": 1, "path": "assets/i2.png", "caption": "Portrait of Charles Babbage",
+         "description": "an engraved portrait", "description_source": "vlm", "bbox": [0.1, 0.1, 0.5, 0.5]},
+    ])
+    store.write("upsert_entities", [
+        {"id": eid, "name": name, "label": label, "aliases": [name.lower()]} for eid, name, label in [
+            ("ada", "Ada Lovelace", "PERSON"), ("babbage", "Charles Babbage", "PERSON"),
+            ("engine", "Analytical Engine", "PRODUCT"), ("diffeng", "Difference Engine", "PRODUCT"),
+            ("museum", "Science Museum", "ORG"), ("london", "London", "GPE")]])
+    store.write("upsert_keypoints", [{"id": "kp1", "text": "Ada Lovelace published notes in 1843.",
+                                      "modality": "text", "source_id": "c5"}])
+    store.write("upsert_topics", [{"id": "t1", "level": 0, "keywords": ["engine", "babbage"], "size": 3}])
+    store.write("chunk_part_of", _edges([(c[0], c[1]) for c in chunks]), key=None)
+    store.write("image_part_of", _edges([("i1", "d2"), ("i2", "d1")]), key=None)
+    store.write("chunk_next", _edges([("c1", "c2"), ("c2", "c5"), ("c3", "cap1"), ("cap1", "c4")]), key=None)
+    store.write("chunk_references_image", _edges([("c3", "i1")], label="Figure 1"), key=None)
+    store.write("image_captioned_by", _edges([("i1", "cap1")]), key=None)
+    store.write("chunk_similar_chunk", _edges([("c1", "c2"), ("c3", "c4")], score=0.5, cross_document=False), key=None)
+    store.write("chunk_mentions", _edges([
+        ("c1", "ada"), ("c1", "babbage"), ("c2", "babbage"), ("c2", "engine"), ("c5", "ada"),
+        ("c3", "engine"), ("cap1", "diffeng"), ("cap1", "babbage"), ("cap1", "museum"),
+        ("c4", "museum"), ("c4", "london")], count=1), key=None)
+    store.write("image_mentions", _edges([("i2", "babbage")], count=1), key=None)
+    store.write("keypoint_mentions", _edges([("kp1", "ada")], count=1), key=None)
+    store.write("chunk_has_keypoint", _edges([("c5", "kp1")]), key=None)
+    store.write("chunk_in_topic", _edges([("c1", "t1"), ("c2", "t1"), ("c3", "t1")]), key=None)
+    store.write("upsert_corpus_meta", [{"id": "corpus", "documents": 2}])
+
+    _chain(store, "ch_text", "text_chain", [("Chunk", "c1", "babbage"), ("Chunk", "c2", "")],
+           ["babbage"], ["engine"], seq=1)
+    # the image is tied to the museum only through its caption chunk
+    _chain(store, "ch_img", "image_initiated_chain", [("Image", "i1", "museum"), ("Chunk", "c4", "")],
+           ["museum"], ["london"], seq=2)
+    _chain(store, "ch_tinit", "text_initiated_chain", [("Chunk", "c2", "babbage"), ("Image", "i2", "")],
+           ["babbage"], [], seq=3)
+    _chain(store, "ch_multi", "multi_image_fork",
+           [("Image", "i2", "babbage"), ("Image", "i1", "museum"), ("Chunk", "c4", "")],
+           ["babbage", "museum"], ["london"], seq=4)
+    _chain(store, "ch_fork", "parallel_visual_textual_fork", [("Image", "i2", "babbage"), ("Chunk", "c1", "")],
+           ["babbage"], ["ada"], seq=5)
+    _chain(store, "ch_kp", "text_chain", [("Keypoint", "kp1", "ada"), ("Chunk", "c1", "")],
+           ["ada"], ["babbage"], seq=6)
+    # rejected for an unnecessary hop: failed_necessity only judges accepted chains
+    _chain(store, "ch_rej", "text_chain", [("Chunk", "c5", "ada"), ("Chunk", "c1", "")],
+           ["ada"], ["babbage"], status="rejected", seq=7)
+    store.run_text("MATCH (h:Hop {id: 'ch_rej:1'}) SET h.necessary = false")
+    _chain(store, "ch_dup", "text_chain", [("Chunk", "c1", "babbage"), ("Chunk", "c2", "")],
+           ["babbage"], ["engine"], status="duplicate", seq=8)
+    store.write("chain_duplicate_of", [{"s": "ch_dup", "d": "ch_text", "score": 0.97, "method": "leiden"}], key=None)
+
+
+ACCEPTED = ["ch_text", "ch_img", "ch_tinit", "ch_multi", "ch_fork", "ch_kp"]
+
+
+@pytest.fixture
+def graph(falkor_store):
+    build_clean_graph(falkor_store)
+    return falkor_store
+
+
+def fired(store) -> dict[str, set[str]]:
+    """audit -> the chain ids it reports (only audits with rows)."""
+    out = {}
+    for name, rows in audit_rows(store).items():
+        if rows:
+            out[name] = {r["chain_id"] for r in rows}
+    return out
+
+
+# ---------------------------------------------------------------- shape of the audits
+def test_every_audit_is_shipped_with_a_description():
+    assert set(audit_names()) == AUDITS
+    for name in AUDITS:
+        q = queries.get(f"audits/{name}")
+        assert len(q.description) > 80, f"{name}: the comment block should say what it checks and why"
+        assert "chain_id" in q.text and "reason" in q.text
+
+
+def test_the_clean_graph_passes_every_audit(graph):
+    assert fired(graph) == {}
+    report = run_audits(graph)
+    assert report["failed"] is False
+    assert {a["audit"] for a in report["audits"]} == AUDITS
+    for a in report["audits"]:
+        assert a["violations"] == 0 and a["accepted_violations"] == 0 and a["examples"] == []
+
+
+def test_audits_on_an_empty_store(falkor_store):
+    report = run_audits(falkor_store)
+    assert report["failed"] is False
+    assert all(a["violations"] == 0 for a in report["audits"])
+
+
+# ---------------------------------------------------------------- one planted violation each
+def plant_and_check(store, cypher: str, audit: str, chain_id: str) -> dict:
+    store.run_text(cypher)
+    assert fired(store) == {audit: {chain_id}}
+    report = run_audits(store)
+    row = next(a for a in report["audits"] if a["audit"] == audit)
+    assert row["violations"] == 1 and row["examples"] == [chain_id]
+    for other in report["audits"]:
+        if other["audit"] != audit:
+            assert other["violations"] == 0
+    return report
+
+
+def test_broken_bridge_entity_missing_from_the_evidence(graph):
+    # i2 (hop 0 of ch_fork) never mentions London
+    report = plant_and_check(graph, """
+        MATCH (h:Hop {id: 'ch_fork:0'}), (e:Entity {id: 'london'}) MERGE (h)-[:BRIDGES]->(e)""",
+                             "broken_bridge", "ch_fork")
+    assert report["failed"] is True
+    reason = graph.run("audits/broken_bridge")[0]["reason"]
+    assert "london" in reason and "hop 0" in reason
+
+
+def test_broken_bridge_when_the_next_hop_loses_the_mention(graph):
+    # c4 carries the museum into hop 1 of ch_img; without it the bridge leads nowhere
+    graph.run_text("MATCH (c:Chunk {id: 'c4'})-[m:MENTIONS]->(:Entity {id: 'museum'}) DELETE m")
+    assert fired(graph) == {"broken_bridge": {"ch_img", "ch_multi"}}
+
+
+def test_broken_bridge_on_the_last_hop(graph):
+    report = plant_and_check(graph, """
+        MATCH (h:Hop {id: 'ch_text:1'}), (e:Entity {id: 'engine'}) MERGE (h)-[:BRIDGES]->(e)""",
+                             "broken_bridge", "ch_text")
+    assert report["failed"] is True
+    assert "no hop 2" in graph.run("audits/broken_bridge")[0]["reason"]
+
+
+def test_image_bridges_count_caption_mentions(graph):
+    # without its caption, i1 mentions nothing: the museum bridge of ch_img breaks
+    graph.run_text("MATCH (:Image {id: 'i1'})-[r:CAPTIONED_BY]->() DELETE r")
+    assert fired(graph) == {"broken_bridge": {"ch_img", "ch_multi"}}
+
+
+def test_shortcut_first_evidence_already_names_the_answer(graph):
+    # hop 0 of ch_text now reads a chunk that names both the bridge and the answer
+    graph.write("upsert_chunks", [{"id": "c6", "doc_id": "d1", "index": 3, "kind": "text",
+                                   "text": "Babbage's Analytical Engine."}])
+    graph.write("chunk_mentions", _edges([("c6", "babbage"), ("c6", "engine")], count=1), key=None)
+    report = plant_and_check(graph, """
+        MATCH (h:Hop {id: 'ch_text:0'})-[u:USES]->(:Chunk {id: 'c1'}) DELETE u
+        WITH DISTINCT h MATCH (c:Chunk {id: 'c6'}) MERGE (h)-[:USES]->(c) SET h.evidence_id = 'c6'""",
+                             "shortcut", "ch_text")
+    assert report["failed"] is True
+    assert "c6" in graph.run("audits/shortcut")[0]["reason"]
+
+
+def test_shortcut_through_an_image_caption(graph):
+    # the caption of i1 now also names London: i1 is a non-final hop of both
+    # ch_img (bridge museum, answer london) and ch_multi (bridges babbage, museum)
+    graph.run_text("""MATCH (c:Chunk {id: 'cap1'}), (e:Entity {id: 'london'})
+                      MERGE (c)-[:MENTIONS {count: 1}]->(e)""")
+    assert fired(graph) == {"shortcut": {"ch_img", "ch_multi"}}
+    assert run_audits(graph)["failed"] is True
+
+
+def test_shortcut_in_a_rejected_chain_does_not_fail_the_run(graph):
+    report = plant_and_check(graph, """
+        MATCH (c:Chunk {id: 'c5'}), (e:Entity {id: 'babbage'}) MERGE (c)-[:MENTIONS {count: 1}]->(e)""",
+                             "shortcut", "ch_rej")
+    assert report["failed"] is False
+    assert next(a for a in report["audits"] if a["audit"] == "shortcut")["accepted_violations"] == 0
+
+
+def test_redundant_hop_same_evidence_twice(graph):
+    report = plant_and_check(graph, """
+        MATCH (h:Hop {id: 'ch_text:1'}), (c:Chunk {id: 'c1'}) MERGE (h)-[:USES]->(c)""",
+                             "redundant_hop", "ch_text")
+    assert report["failed"] is True
+    assert "both use c1" in graph.run("audits/redundant_hop")[0]["reason"]
+
+
+def test_redundant_hop_near_identical_evidence(graph):
+    # SIMILAR_TO is matched in either direction; 0.95 >= 0.92
+    plant_and_check(graph, """
+        MATCH (c:Chunk {id: 'c1'}), (i:Image {id: 'i2'}) MERGE (c)-[:SIMILAR_TO {score: 0.95, cross_document: false}]->(i)""",
+                    "redundant_hop", "ch_fork")
+
+
+def test_similarity_below_the_threshold_is_not_redundant(graph):
+    graph.run_text("""MATCH (c:Chunk {id: 'c1'}), (i:Image {id: 'i2'})
+                      MERGE (c)-[:SIMILAR_TO {score: 0.91, cross_document: false}]->(i)""")
+    assert fired(graph) == {}
+
+
+def test_failed_necessity_in_an_accepted_chain(graph):
+    report = plant_and_check(graph, "MATCH (h:Hop {id: 'ch_img:1'}) SET h.necessary = false",
+                             "failed_necessity", "ch_img")
+    assert report["failed"] is True
+
+
+def test_unchecked_necessity_is_not_a_failure(graph):
+    graph.run_text("MATCH (h:Hop {id: 'ch_img:1'}) SET h.necessary = false, h.necessity_checked = false")
+    assert fired(graph) == {}
+
+
+@pytest.mark.parametrize("chain_id,graph_type,needle", [
+    ("ch_text", "image_initiated_chain", "first hop"),
+    ("ch_text", "text_initiated_chain", "last hop"),
+    ("ch_fork", "multi_image_fork", "1 distinct"),
+    ("ch_fork", "text_chain", "text_chain using 1"),
+    ("ch_text", "parallel_visual_textual_fork", "both"),
+    ("ch_text", "tree_chain", "unknown graph_type"),
+])
+def test_type_mismatch(graph, chain_id, graph_type, needle):
+    report = plant_and_check(graph, f"MATCH (c:Chain {{id: '{chain_id}'}}) SET c.graph_type = '{graph_type}'",
+                             "type_mismatch", chain_id)
+    assert report["failed"] is True
+    assert needle in graph.run("audits/type_mismatch")[0]["reason"]
+
+
+def test_dangling_evidence_id_without_a_uses_edge(graph):
+    report = plant_and_check(graph, "MATCH (h:Hop {id: 'ch_img:1'}) SET h.evidence_id = 'chunk-that-was-deleted'",
+                             "dangling_evidence", "ch_img")
+    assert report["failed"] is True
+
+
+def test_dangling_evidence_hop_count_differs(graph):
+    plant_and_check(graph, "MATCH (c:Chain {id: 'ch_tinit'}) SET c.hops = 3", "dangling_evidence", "ch_tinit")
+
+
+def test_accepted_chain_with_duplicate_of(graph):
+    report = plant_and_check(graph, """
+        MATCH (a:Chain {id: 'ch_kp'}), (b:Chain {id: 'ch_fork'}) MERGE (a)-[:DUPLICATE_OF {score: 0.9, method: 'x'}]->(b)""",
+                             "accepted_duplicate", "ch_kp")
+    assert report["failed"] is True
+
+
+def test_duplicate_without_duplicate_of(graph):
+    report = plant_and_check(graph, "MATCH (:Chain {id: 'ch_dup'})-[r:DUPLICATE_OF]->() DELETE r",
+                             "accepted_duplicate", "ch_dup")
+    assert report["failed"] is False  # ch_dup is not accepted
+
+
+def test_examples_put_accepted_chains_first_and_stop_at_five(graph):
+    # every chain claims one hop more than it has
+    graph.run_text("MATCH (c:Chain) SET c.hops = c.hops + 1")
+    row = next(a for a in run_audits(graph)["audits"] if a["audit"] == "dangling_evidence")
+    assert row["violations"] == 8 and row["accepted_violations"] == 6
+    assert row["examples"] == sorted(ACCEPTED)[:5]
+
+
+# ---------------------------------------------------------------- explain
+def test_explain_a_clean_chain(graph):
+    info = explain_chain(graph, "ch_img")
+    assert info["chain"]["id"] == "ch_img" and info["chain"]["graph_type"] == "image_initiated_chain"
+    assert [h["index"] for h in info["hops"]] == [0, 1]
+    first, last = info["hops"]
+    assert first["evidence"] == [{"id": "i1", "label": "Image", "doc_id": "d2", "doc_path": "docs/museum.pdf",
+                                  "page": 2, "image_path": "assets/i1.png",
+                                  "snippet": "Figure 1: the Difference Engine"}]
+    assert first["bridges"] == [{"id": "museum", "name": "Science Museum"}]
+    assert last["evidence"][0]["snippet"] == "The Science Museum is in London."
+    assert last["evidence"][0]["label"] == "Chunk" and last["bridges"] == []
+    assert info["bridges"] == [{"id": "museum", "name": "Science Museum", "from_hop": 0}]
+    assert info["audits_failed"] == []
+    assert info["duplicate_of"] == []
+    json.dumps(info)  # the CLI prints it as JSON
+
+
+def test_explain_keypoint_evidence_reaches_its_document(graph):
+    info = explain_chain(graph, "ch_kp")
+    ev = info["hops"][0]["evidence"][0]
+    assert ev["label"] == "Keypoint" and ev["doc_path"] == "docs/engines.md"
+
+
+def test_explain_lists_the_audits_a_chain_fails(graph):
+    graph.run_text("MATCH (c:Chain {id: 'ch_dup'}) SET c.hops = 5")
+    info = explain_chain(graph, "ch_dup")
+    assert info["duplicate_of"] == ["ch_text"]
+    assert [a["audit"] for a in info["audits_failed"]] == ["dangling_evidence"]
+    assert "hops = 5" in info["audits_failed"][0]["reason"]
+
+
+def test_explain_an_unknown_chain(graph):
+    assert explain_chain(graph, "no-such-chain") is None
+
+
+# ---------------------------------------------------------------- the CLI
+def test_cli_audit_exit_codes(graph):
+    env = {**os.environ, "HOPGRAPH_STORE__GRAPH": "test"}
+    data_dir = str(graph.server.data_dir)
+
+    def audit(*args):
+        return subprocess.run([HOPGRAPH, "--data-dir", data_dir, "audit", *args], capture_output=True,
+                              text=True, env=env, timeout=120, cwd=graph.server.data_dir.parent)
+
+    clean = audit("--json")
+    assert clean.returncode == 0, clean.stderr
+    assert json.loads(clean.stdout)["failed"] is False
+    graph.run_text("MATCH (h:Hop {id: 'ch_img:1'}) SET h.necessary = false")
+    dirty = audit("--json")
+    assert dirty.returncode == 1, dirty.stderr
+    report = json.loads(dirty.stdout)
+    assert report["failed"] is True
+    assert {a["audit"]: a["examples"] for a in report["audits"]}["failed_necessity"] == ["ch_img"]
+    assert audit().returncode == 1  # the table view exits the same way
+    explained = audit("--explain", "ch_img")
+    assert explained.returncode == 0
+    assert json.loads(explained.stdout)["audits_failed"][0]["audit"] == "failed_necessity"
