@@ -223,7 +223,7 @@ def find_duplicates(
 def _make_embedder(settings: Any) -> Any:
     from kg.embeddings import Embedder
 
-    cache = Path(settings.store.data_dir) / "embeddings.sqlite"
+    cache = settings.embeddings.cache_path(Path(settings.store.data_dir))
     return Embedder(settings.embeddings.model, cache_path=cache, batch_size=settings.embeddings.batch_size)
 
 

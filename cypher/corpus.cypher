@@ -146,3 +146,10 @@ RETURN d.id AS id, d.ingested AS ingested, d.linked AS linked
 // name: chunk_similarity_edges
 MATCH (a:Chunk)-[s:SIMILAR_TO]->(b:Chunk)
 RETURN a.id AS s, b.id AS d, s.score AS score
+
+// name: document_mentions
+UNWIND $rows AS r
+MATCH (a:Document {id: r.s})
+MATCH (b:Entity {id: r.d})
+MERGE (a)-[e:MENTIONS]->(b)
+SET e.count = r.count, e.source = r.source

@@ -58,6 +58,10 @@ class IngestConfig(Section):
 class EmbeddingConfig(Section):
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
     batch_size: int = Field(64, ge=1)
+    cache_dir: Path | None = None  # default: the store's data_dir; share one across projects to reuse vectors
+
+    def cache_path(self, data_dir: Path) -> Path:
+        return (self.cache_dir or data_dir) / "embeddings.sqlite"
 
 
 class SimilarityConfig(Section):
@@ -241,6 +245,7 @@ min_image_px = 150            # smaller images are decorative
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
 batch_size = 64
+# cache_dir = "~/.cache/hopgraph"  # default: data_dir; vectors are keyed by (model, text hash)
 
 [similarity]
 k = 8                         # neighbours per chunk for SIMILAR_TO

@@ -92,7 +92,7 @@ class Ingestor:
         self.assets_dir = data / "assets"
         from kg.embeddings import Embedder
 
-        self.embedder = Embedder(settings.embeddings.model, data / "embeddings.sqlite",
+        self.embedder = Embedder(settings.embeddings.model, settings.embeddings.cache_path(data),
                                  settings.embeddings.batch_size)
         self._extractor = None
 
@@ -129,6 +129,7 @@ class Ingestor:
         self.embedder.encode(chunk_texts + [t for t in image_texts if t])  # cached for kNN later
 
         self._write_document(parsed, doc_id, chunks, descriptions, resolved, captions, mentions)
+        self._write_metadata(path, doc_id)
         n_kp = self._keypoints(chunks, parsed, descriptions, mentions)
         self.store.write("upsert_documents", [{"id": doc_id, "ingested": True}])
 
@@ -185,6 +186,26 @@ class Ingestor:
             rows.extend({"s": source, "d": e, "count": n} for e, n in counts.items())
         store.write("chunk_mentions", chunk_rows, key=None)
         store.write("image_mentions", image_rows, key=None)
+
+    def _write_metadata(self, path: Path, doc_id: str) -> None:
+        from kg.entities import is_stop_entity, normalize_entity
+        from kg.ingest.metadata import author_names, document_metadata
+
+        meta = document_metadata(path)
+        if not meta:
+            return
+        props = {"id": doc_id, "author": meta.get("author", "")}
+        if meta.get("title"):
+            props["metadata_title"] = meta["title"]
+        self.store.write("upsert_documents", [props])
+        rows = []
+        for name in author_names(meta.get("author", "")):
+            eid = normalize_entity(name)
+            if eid and not is_stop_entity(eid):
+                rows.append({"id": eid, "name": name, "label": "AUTHOR", "aliases": [name]})
+        self.store.write("upsert_entities", rows)
+        self.store.write("document_mentions", [{"s": doc_id, "d": r["id"], "count": 1, "source": "metadata"}
+                                               for r in rows], key=None)
 
     def _keypoints(self, chunks, parsed, descriptions, mentions) -> int:
         if not self.do_keypoints:

@@ -212,7 +212,9 @@ def knn_pairs_incremental(
     old x old product. New rows search all rows. An old row can only gain a
     new neighbour if some new vector scores >= min_score against it, so only
     those "touched" old rows (usually a small neighbourhood) are re-ranked
-    over all rows: exact, at a cost of about (new + touched) x all.
+    over all rows: exact, at a cost of about (new + touched) x all. When that
+    is more than half of all x all (many new rows, or new rows everywhere),
+    the symmetric full computation is cheaper and is used instead.
 
     Old-old pairs are not returned (they are already in the graph). An old
     pair that a new vector pushes out of an old row's top k stays there: a
@@ -229,8 +231,15 @@ def knn_pairs_incremental(
     vecs = _check(np.concatenate([old, new]), ids)
     n_old, everyone = len(old_ids), np.arange(len(ids))
     new_rows = np.arange(n_old, len(ids))
-    hits = [_queries_vs_candidates(vecs, new_rows, everyone, k, min_score, block).hits(new_rows)]
     touched = _touched_old_rows(vecs, n_old, min_score, block)
+    if len(new_rows) + len(touched) > len(ids) / 2:
+        # Re-ranking that many rows costs more than the symmetric all-vs-all
+        # (which computes half the products), so do that and drop old-old pairs.
+        top = _all_vs_all(vecs, k, min_score, block)
+        r, c, s = top.hits(everyone)
+        touches_new = (r >= n_old) | (c >= n_old)
+        return _to_pairs(ids, [(r[touches_new], c[touches_new], s[touches_new])])
+    hits = [_queries_vs_candidates(vecs, new_rows, everyone, k, min_score, block).hits(new_rows)]
     if len(touched):
         r, c, s = _queries_vs_candidates(vecs, touched, everyone, k, min_score, block).hits(touched)
         lands_new = c >= n_old

@@ -68,3 +68,24 @@ def any_store(request, tmp_path):
     yield store
     store.close()
     store.server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_embedding_cache(tmp_path_factory) -> Path:
+    """One embedding cache for the whole test session: the same PDFs ingested by
+    several test modules are embedded once."""
+    return tmp_path_factory.mktemp("embedding-cache")
+
+
+def make_settings(data_dir: Path, cache_dir: Path | None = None, **sections):
+    """Settings for a test: defaults plus the given section overrides."""
+    from kg.config import Settings
+
+    settings = Settings()
+    settings.store.data_dir = data_dir
+    settings.store.graph = "test"
+    settings.embeddings.cache_dir = cache_dir
+    for section, values in sections.items():
+        for key, value in values.items():
+            setattr(getattr(settings, section), key, value)
+    return settings

@@ -115,8 +115,9 @@ def build_clean_graph(store) -> None:
     _chain(store, "ch_multi", "multi_image_fork",
            [("Image", "i2", "babbage"), ("Image", "i1", "museum"), ("Chunk", "c4", "")],
            ["babbage", "museum"], ["london"], seq=4)
-    _chain(store, "ch_fork", "parallel_visual_textual_fork", [("Image", "i2", "babbage"), ("Chunk", "c1", "")],
-           ["babbage"], ["ada"], seq=5)
+    # as the generator writes forks: both branches bridge the shared entity into the join
+    _chain(store, "ch_fork", "parallel_visual_textual_fork", [("Image", "i2", "babbage"), ("Chunk", "c1", "babbage")],
+           ["babbage", "babbage"], ["ada"], seq=5)
     _chain(store, "ch_kp", "text_chain", [("Keypoint", "kp1", "ada"), ("Chunk", "c1", "")],
            ["ada"], ["babbage"], seq=6)
     # rejected for an unnecessary hop: failed_necessity only judges accepted chains
@@ -205,6 +206,16 @@ def test_broken_bridge_on_the_last_hop(graph):
                              "broken_bridge", "ch_text")
     assert report["failed"] is True
     assert "no hop 2" in graph.run("audits/broken_bridge")[0]["reason"]
+
+
+def test_fork_join_bridge_must_be_shared(graph):
+    # the text branch of ch_fork bridges Babbage into the join; i2 (the image
+    # branch) must mention him too
+    graph.run_text("MATCH (:Image {id: 'i2'})-[m:MENTIONS]->(:Entity {id: 'babbage'}) DELETE m")
+    found = fired(graph)
+    assert set(found) == {"broken_bridge"} and "ch_fork" in found["broken_bridge"]
+    reasons = [r["reason"] for r in graph.run("audits/broken_bridge") if r["chain_id"] == "ch_fork"]
+    assert reasons == ["bridge babbage is not mentioned by the evidence of hop 0"]
 
 
 def test_image_bridges_count_caption_mentions(graph):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kg import similarity
 from kg.similarity import knn_pairs, knn_pairs_incremental
 
 
@@ -74,17 +75,26 @@ def test_masks_match_brute_force():
     assert {(a, b) for a, b, _ in pairs} == brute_force(vecs, ids, 4, 0.1, queries, candidates)
 
 
-@pytest.mark.parametrize("n_new", [1, 40])
-def test_incremental_is_full_minus_old_old(n_new):
+@pytest.mark.parametrize(
+    "n_new,min_score,full_path",
+    [(1, 0.2, False), (40, 0.6, False), (200, 0.2, True)],  # the last re-ranks too much: full path
+)
+def test_incremental_is_full_minus_old_old(monkeypatch, n_new, min_score, full_path):
     n = 300
     vecs, ids = unit_vectors(n, 16, seed=4), make_ids(n, seed=4)
     n_old = n - n_new
-    full = {(a, b) for a, b, _ in knn_pairs(vecs, ids, k=6, min_score=0.2, block=64)}
+    full = {(a, b) for a, b, _ in knn_pairs(vecs, ids, k=6, min_score=min_score, block=64)}
     old = set(ids[:n_old])
     expected = {p for p in full if not (p[0] in old and p[1] in old)}
-    inc = knn_pairs_incremental(vecs[n_old:], ids[n_old:], vecs[:n_old], ids[:n_old], k=6, min_score=0.2, block=64)
-    assert {(a, b) for a, b, _ in inc} == expected
+    calls = []
+    real = similarity._all_vs_all
+    monkeypatch.setattr(similarity, "_all_vs_all", lambda *a: calls.append(1) or real(*a))
+    inc = knn_pairs_incremental(
+        vecs[n_old:], ids[n_old:], vecs[:n_old], ids[:n_old], k=6, min_score=min_score, block=64
+    )
+    assert expected and {(a, b) for a, b, _ in inc} == expected
     assert all(a < b for a, b, _ in inc)
+    assert bool(calls) == full_path
 
 
 def test_edge_cases():

@@ -3,25 +3,32 @@
 // It only joins the two hops if the evidence of BOTH hops mentions it:
 // (evidence)-[:MENTIONS]->(Entity), where an Image also counts the mentions of
 // its caption chunk ((Image)-[:CAPTIONED_BY]->(Chunk)-[:MENTIONS]->(Entity)).
-// A bridge missing from either side (or a bridge on the last hop, which has no
-// hop i+1 to carry it into) means the chain is not a real multi-hop walk: the
-// sub-questions are glued together by the verbalizer, not by the documents.
+// Forks (parallel_visual_textual_fork) join their branches on a shared entity:
+// there the last hop bridges the same entity as another hop, and that other
+// hop stands in for the missing hop i+1. A bridge missing from either side, or
+// a last-hop bridge that no other hop shares, means the chain is not a real
+// multi-hop walk: the sub-questions are glued together by the verbalizer, not
+// by the documents.
 // Returns one row per offending chain: {chain_id, status, reason}.
 MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)-[:BRIDGES]->(e:Entity)
 OPTIONAL MATCH (c)-[:HAS_HOP]->(nxt:Hop)
 WHERE nxt.index = h.index + 1
+OPTIONAL MATCH (c)-[:HAS_HOP]->(twin:Hop)-[:BRIDGES]->(e)
+WHERE nxt IS NULL AND twin <> h
+WITH c, h, e, coalesce(nxt, twin) AS partner
 OPTIONAL MATCH (h)-[:USES]->(ev)
 WHERE (ev)-[:MENTIONS]->(e) OR (ev)-[:CAPTIONED_BY]->(:Chunk)-[:MENTIONS]->(e)
-WITH c, h, e, nxt, count(ev) AS here
-OPTIONAL MATCH (nxt)-[:USES]->(ev2)
+WITH c, h, e, partner, count(ev) AS here
+OPTIONAL MATCH (partner)-[:USES]->(ev2)
 WHERE (ev2)-[:MENTIONS]->(e) OR (ev2)-[:CAPTIONED_BY]->(:Chunk)-[:MENTIONS]->(e)
-WITH c, h, e, nxt, here, count(ev2) AS there
-WHERE nxt IS NULL OR here = 0 OR there = 0
+WITH c, h, e, partner, here, count(ev2) AS there
+WHERE partner IS NULL OR here = 0 OR there = 0
 WITH c, h, e,
      CASE
-       WHEN nxt IS NULL THEN 'hop ' + toString(h.index) + ' bridges ' + e.id + ' but there is no hop ' + toString(h.index + 1)
+       WHEN partner IS NULL THEN 'hop ' + toString(h.index) + ' bridges ' + e.id + ' but there is no hop ' + toString(h.index + 1)
+                              + ' and no other hop joins on it'
        WHEN here = 0 THEN 'bridge ' + e.id + ' is not mentioned by the evidence of hop ' + toString(h.index)
-       ELSE 'bridge ' + e.id + ' is not mentioned by the evidence of hop ' + toString(h.index + 1)
+       ELSE 'bridge ' + e.id + ' is not mentioned by the evidence of hop ' + toString(partner.index)
      END AS reason
 ORDER BY h.index
 WITH c, collect(reason) AS reasons
