@@ -28,7 +28,7 @@ $(TSTAMP): $(STAMP) package.json
 install-test: $(TSTAMP)
 
 demo: install
-	$(BIN)/hopgraph build examples/corpus out/demo --n 30 --data-dir .hopgraph-demo
+	$(BIN)/hopgraph --data-dir .hopgraph-demo build examples/corpus out/demo --n 30
 
 test: install-test
 	$(BIN)/python -m pytest -q

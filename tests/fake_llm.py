@@ -178,6 +178,7 @@ class FakeLLM:
 
     def _domain_persona(self, text: str) -> dict[str, Any]:
         block = _between(text, "(most frequent first):\n", "\n\n")
+        block = re.sub(r"(?im)^\s*topic \d+:", " ", block)
         words = re.findall(r"[A-Za-z][A-Za-z0-9\-]+", block)
         top = [w for w in words if w.lower() not in {"and", "the", "of"}][:3] or ["technical documents"]
         domain = " and ".join(top[:2]) if len(top) > 1 else top[0]

@@ -223,7 +223,7 @@ def _planted_redundant(view):
                 if draft.error:
                     continue
                 v = offline_verify(view, draft)
-                if v.navigation and v.necessary[1] is False:
+                if v.navigation and v.necessary == [True, False, True]:
                     return cand, draft, v
                 if tried > 3000:
                     return None
@@ -240,6 +240,7 @@ def test_have_shrinks_or_rejects_a_planted_redundant_hop(corpus, generated):
     assert planted is not None, "no redundant-hop chain could be planted in this corpus"
     cand, draft, v = planted
     assert not v.passed and v.first_failure().startswith("hop 1 not needed")
+    assert v.necessary == [True, False, True]
     outcome = _offline_one(view, OfflineVerbalizer(view), cand, 2, len(cand.hops))
     if outcome.status == "accepted":
         kept = outcome.draft.candidate
