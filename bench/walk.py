@@ -123,61 +123,6 @@ def build_view(n_docs: int = 200, n_chunks: int = 20_000, n_entities: int = 5_00
     return view
 
 
-class IndexedWalker(Walker):
-    """Proposed change to builders/walkers.py (measured here with --proposed, not used by the pipeline).
-
-    Walker.step scans every node that mentions a bridge entity (up to
-    max_entity_degree = n_nodes/10, ~2,000 here), filters, checks similarity
-    against the visited hops and sorts, for every entity it tries. This keeps
-    the same rules and the same distribution -- with probability 0.8 a uniform
-    pick among compatible nodes of another document when one exists, else a
-    uniform pick among all compatible nodes -- but finds the node by rejection
-    sampling from per-(entity, label) candidate lists built once, falling back
-    to the exact scan only when a few draws all miss. usable_entities is
-    cached per node (the view does not change during a walk). Seeded runs stay
-    reproducible, though a seed gives other chains than the scanning version.
-    """
-
-    TRIES = 12
-
-    def __init__(self, view: CorpusView, rng: random.Random, *args, **kwargs):
-        super().__init__(view, rng, *args, **kwargs)
-        self._usable: dict[str, list[str]] = {}
-        self._by_label: dict[tuple[str, str], list[str]] = {}
-        for ent, nodes in view.mentioned_by.items():
-            for n in sorted(nodes):
-                node = view.nodes.get(n)
-                if node is not None and node.kind != "caption":
-                    self._by_label.setdefault((ent, node.label), []).append(n)
-
-    def usable_entities(self, node_id: str) -> list[str]:
-        out = self._usable.get(node_id)
-        if out is None:
-            out = self._usable[node_id] = super().usable_entities(node_id)
-        return out
-
-    def step(self, current, visited, want="Chunk", avoid_entities=frozenset()):
-        entities = [e for e in self.usable_entities(current) if e not in avoid_entities]
-        self.rng.shuffle(entities)
-        nodes = self.view.nodes
-        doc = nodes[current].doc_id
-        for ent in entities[:6]:
-            pool = self._by_label.get((ent, want))
-            if not pool:
-                continue
-            cross_wanted = self.rng.random() < 0.8
-            for _ in range(self.TRIES):
-                n = pool[self.rng.randrange(len(pool))]
-                if (not cross_wanted or nodes[n].doc_id != doc) and self.compatible(n, visited):
-                    return ent, n
-            options = [n for n in pool if self.compatible(n, visited)]  # rare: exact, as Walker.step
-            if not options:
-                continue
-            cross = [n for n in options if nodes[n].doc_id != doc]
-            return ent, self.rng.choice(cross if cross and cross_wanted else options)
-        return None
-
-
 def describe(view: CorpusView, walker: Walker) -> str:
     degrees = np.array([len(v) for v in view.mentioned_by.values()])
     n_mentions = sum(len(v) for v in view.mentions.values())
@@ -207,8 +152,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--proposed", action="store_true",
-                        help="also time IndexedWalker, the change proposed for builders/walkers.py")
     parser.add_argument("--profile", choices=TYPES, help="cProfile this type (samples/5 calls) and print the top")
     args = parser.parse_args()
 
@@ -240,17 +183,6 @@ def main() -> None:
         ok = args.samples - nones
         print(f"{gtype:<30}{args.samples:8d}{wall:8.2f}{cpu:8.2f}{rate:10.0f}{args.samples / cpu:13.0f}"
               f"{nones / args.samples:7.1%}{(hops / ok if ok else 0):6.2f}")
-    if args.proposed:
-        t0, c0 = time.perf_counter(), time.process_time()
-        IndexedWalker(view, random.Random(args.seed))
-        print(f"proposed IndexedWalker (index built in {time.perf_counter() - t0:.2f} s wall / "
-              f"{time.process_time() - c0:.2f} s cpu):")
-        for gtype, old in zip(TYPES, rates):
-            wall, cpu, nones, hops = time_type(view, gtype, args.samples, args.seed, IndexedWalker)
-            ok = args.samples - nones
-            print(f"{gtype:<30}{args.samples:8d}{wall:8.2f}{cpu:8.2f}{args.samples / wall:10.0f}"
-                  f"{args.samples / cpu:13.0f}{nones / args.samples:7.1%}{(hops / ok if ok else 0):6.2f}"
-                  f"   x{args.samples / wall / old:.1f} vs Walker")
     worst = min(rates)
     print(f"slowest type {worst:.0f} samples/s (target >= {TARGET:.0f}/s: {'OK' if worst >= TARGET else 'MISSED'}); "
           f"samples include None results; peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")

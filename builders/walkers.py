@@ -97,6 +97,16 @@ class Walker:
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.chunks = [c for c in view.chunk_ids if view.nodes[c].kind != "caption" and view.mentions.get(c)]
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
+        # Nodes per (entity, label), built once: a step draws from these lists
+        # instead of scanning every mention of an entity (17-44x faster on a
+        # 20k-chunk graph, bench/walk.py).
+        self._usable: dict[str, list[str]] = {}
+        self._by_label: dict[tuple[str, str], list[str]] = {}
+        for ent in sorted(view.mentioned_by):
+            for n in sorted(view.mentioned_by[ent]):
+                node = view.nodes.get(n)
+                if node is not None and node.kind != "caption":
+                    self._by_label.setdefault((ent, node.label), []).append(n)
 
     # ---- shared steps ---------------------------------------------------
     def sample_length(self) -> int:
@@ -106,12 +116,16 @@ class Walker:
         return self.rng.choices(lengths, weights)[0]
 
     def usable_entities(self, node_id: str) -> list[str]:
+        cached = self._usable.get(node_id)
+        if cached is not None:
+            return cached
         out = []
         for ent in self.view.mentions.get(node_id, ()):
             degree = len(self.view.mentioned_by.get(ent, ()))
             if 2 <= degree <= self.max_entity_degree:
                 out.append(ent)
         out.sort()  # set order is not stable across runs; the seed must be
+        self._usable[node_id] = out
         return out
 
     def compatible(self, node_id: str, visited: list[str]) -> bool:
@@ -119,21 +133,35 @@ class Walker:
             return False
         return all(self.view.similarity(node_id, v) < self.near_duplicate for v in visited)
 
+    TRIES = 12
+
     def step(self, current: str, visited: list[str], want: str = "Chunk",
              avoid_entities: set[str] = frozenset()) -> tuple[str, str] | None:
-        """Next node of label `want` sharing an entity with `current`: (entity, node)."""
+        """Next node of label `want` sharing an entity with `current`: (entity, node).
+
+        With probability 0.8 a uniform pick among compatible nodes of another
+        document (when one exists), else among all compatible nodes. Found by
+        rejection sampling from the per-entity lists; an exact scan only when
+        a few draws all miss.
+        """
         entities = [e for e in self.usable_entities(current) if e not in avoid_entities]
         self.rng.shuffle(entities)
-        doc = self.view.nodes[current].doc_id
+        nodes = self.view.nodes
+        doc = nodes[current].doc_id
         for ent in entities[:6]:
-            options = sorted(n for n in self.view.mentioned_by.get(ent, ())
-                             if self.view.nodes.get(n) and self.view.nodes[n].label == want
-                             and self.view.nodes[n].kind != "caption" and self.compatible(n, visited))
+            pool = self._by_label.get((ent, want))
+            if not pool:
+                continue
+            cross_wanted = self.rng.random() < 0.8
+            for _ in range(self.TRIES):
+                n = pool[self.rng.randrange(len(pool))]
+                if (not cross_wanted or nodes[n].doc_id != doc) and self.compatible(n, visited):
+                    return ent, n
+            options = [n for n in pool if self.compatible(n, visited)]
             if not options:
                 continue
-            cross = [n for n in options if self.view.nodes[n].doc_id != doc]
-            pool = cross if cross and self.rng.random() < 0.8 else options
-            return ent, self.rng.choice(pool)
+            cross = [n for n in options if nodes[n].doc_id != doc]
+            return ent, self.rng.choice(cross if cross and cross_wanted else options)
         return None
 
     def answer_entity(self, node_id: str, exclude: set[str]) -> str:
