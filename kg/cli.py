@@ -231,7 +231,7 @@ def ingest(
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
                         dry_run=dry_run, console=err)
-    raise typer.Exit(1 if report.get("failed") else 0)
+    raise typer.Exit(1 if report.get("failed") or report.get("incomplete") else 0)
 
 
 @app.command()
@@ -353,7 +353,8 @@ def build(
     store = state.store()
     report = run_ingest(s, store, inputs, max_calls=max_calls, no_cache=no_cache, console=err)
     run_generate(s, store, max_calls=max_calls, no_cache=no_cache, console=err)
-    run_dedup(s, store)
+    deduped = run_dedup(s, store)
+    out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
     exported = run_export(s, store, out_dir)
     out.print(f"dataset: {exported['records']} records -> {exported['path']}")
     if store.name == "falkordb":

@@ -43,6 +43,7 @@ class DocReport:
     references_unresolved: int = 0
     entities: int = 0
     keypoints: int = 0
+    llm_failures: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
@@ -130,8 +131,15 @@ class Ingestor:
 
         self._write_document(parsed, doc_id, chunks, descriptions, resolved, captions, mentions)
         self._write_metadata(path, doc_id)
-        n_kp = self._keypoints(chunks, parsed, descriptions, mentions)
-        self.store.write("upsert_documents", [{"id": doc_id, "ingested": True}])
+        n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
+        failures = len(getattr(descriptions, "failures", [])) + kp_failures
+        if failures:
+            # Not marked ingested: the next run redoes this document, paying
+            # only for the calls that failed (the rest come from the LLM cache).
+            report.status = "incomplete"
+            report.llm_failures = failures
+        else:
+            self.store.write("upsert_documents", [{"id": doc_id, "ingested": True}])
 
         report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
         report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
@@ -148,7 +156,9 @@ class Ingestor:
                   for i in parsed.images]
         client = self.client if self.do_describe else None
         rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
-        return {r["id"]: r for r in rows}
+        out = _Descriptions({r["id"]: r for r in rows})
+        out.failures = list(getattr(rows, "failures", []))
+        return out
 
     def _write_document(self, parsed, doc_id, chunks: list[Chunk], descriptions, resolved, captions, mentions):
         from kg.entities import merge_mentions
@@ -207,9 +217,9 @@ class Ingestor:
         self.store.write("document_mentions", [{"s": doc_id, "d": r["id"], "count": 1, "source": "metadata"}
                                                for r in rows], key=None)
 
-    def _keypoints(self, chunks, parsed, descriptions, mentions) -> int:
+    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, int]:
         if not self.do_keypoints:
-            return 0
+            return 0, 0
         from kg.keypoints import extract_keypoints
 
         names: dict[str, list[str]] = {}
@@ -231,7 +241,7 @@ class Ingestor:
         self.store.write("image_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Image"],
                          key=None)
         self.store.write("keypoint_mentions", result.mentions, key=None)
-        return len(result.keypoints)
+        return len(result.keypoints), len(result.failures)
 
     # ---- corpus level -----------------------------------------------------------
     def link_similar(self) -> int:
@@ -308,6 +318,12 @@ class Ingestor:
         return {"topics": len(result.topics), "domain": meta["domain"], "persona": meta["persona"]}
 
 
+class _Descriptions(dict):
+    """Description rows by image id, plus the vision calls that failed."""
+
+    failures: list = []
+
+
 def _dist_json(dist: dict[str, float]) -> str:
     import json
 
@@ -331,8 +347,10 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
 
         client = LLMClient.from_settings(settings, no_cache=no_cache, max_calls=max_calls,
                                          budget_tokens=budget_tokens, dry_run=dry_run)
-    ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     done = {r["id"]: r for r in store.run("document_states")}
+    if dry_run:
+        return _dry_run(settings, files, done, do_kp, do_desc, console)
+    ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     reports: list[DocReport] = list(problems)
     for path in tqdm(files, desc="ingest", unit="file", disable=None):
         try:
@@ -351,9 +369,13 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         except Exception as exc:  # a bug or a library failure on one file must not stop the run
             reports.append(DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}"))
             _log_traceback(settings, path)
-    new = [r for r in reports if r.status == "ingested"]
+        if client is not None and client.budget_exhausted:
+            console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
+            break
+    new = [r for r in reports if r.status in ("ingested", "incomplete")]
     summary = {"files": len(files) + len(problems), "ingested": len(new),
                "unchanged": sum(r.status == "unchanged" for r in reports),
+               "incomplete": sum(r.status == "incomplete" for r in reports),
                "failed": sum(r.status == "failed" for r in reports)}
     summary["similar_to"] = ingestor.link_similar()
     if summary["similar_to"] or new:
@@ -371,6 +393,40 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     return summary
 
 
+def _dry_run(settings: Settings, files: list[Path], done: dict, do_kp: bool, do_desc: bool, console) -> dict:
+    """Estimate the LLM calls and tokens ingest would make; parse, but write and spend nothing."""
+    from kg.ingest import read_document
+    from kg.ingest.chunking import chunk_document
+
+    if not settings.llm_configured:
+        console.print("ingest --dry-run: no LLM configured; offline ingest makes no LLM call")
+        return {"dry_run": True, "calls": 0, "tokens_in": 0}
+    import tempfile
+
+    calls = tokens = 0
+    cfg = settings.ingest
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            data = path.read_bytes()
+            if done.get(sha256_bytes(data)[:16], {}).get("ingested"):
+                continue
+            try:
+                parsed = read_document(path, Path(tmp))
+                chunks = chunk_document(parsed, "dry", "fixed", None, size=cfg.max_tokens, overlap=0)
+            except IngestError:
+                continue
+            if do_kp:
+                calls += len(chunks) + len(parsed.images)
+                tokens += sum(len(c.text) // 4 + 450 for c in chunks)  # text + prompt + reply
+            if do_desc and settings.llm.vision_model:
+                calls += len(parsed.images)
+                tokens += len(parsed.images) * (765 + 500)
+    calls += 1  # domain and persona
+    tokens += 400
+    console.print(f"ingest --dry-run: about {calls} LLM calls and {tokens} tokens (nothing spent, nothing written)")
+    return {"dry_run": True, "calls": calls, "tokens": tokens}
+
+
 def _log_traceback(settings: Settings, path: Path) -> None:
     log = settings.store.data_dir / "runs" / "errors.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -382,14 +438,18 @@ def _print_report(console, reports: list[DocReport], summary: dict) -> None:
     for r in reports:
         if r.status == "failed":
             console.print(f"[red]failed[/red] {r.path}: {r.reason}", highlight=False)
-        elif r.status == "ingested":
+        elif r.status == "incomplete":
+            console.print(f"[yellow]incomplete[/yellow] {r.path}: {r.llm_failures} LLM calls failed; "
+                          "re-run to retry only those", highlight=False)
+        if r.status in ("ingested", "incomplete"):
             console.print(
-                f"ok {r.path}: {r.pages} pages, {r.chunks} chunks ({r.tables} tables), "
+                f"{'ok' if r.status == 'ingested' else 'partial'} {r.path}: {r.pages} pages, {r.chunks} chunks ({r.tables} tables), "
                 f"{r.images_kept} images kept / {r.images_skipped} skipped, "
                 f"references {r.references_resolved} resolved / {r.references_unresolved} unresolved, "
                 f"{r.entities} entities, {r.keypoints} keypoints", highlight=False)
             for w in r.warnings:
                 console.print(f"  warning {r.path}: {w}", highlight=False)
     console.print(
-        f"ingest: {summary['ingested']} new, {summary['unchanged']} unchanged, {summary['failed']} failed; "
+        f"ingest: {summary['ingested']} new, {summary['unchanged']} unchanged, {summary['failed']} failed, "
+        f"{summary['incomplete']} incomplete; "
         f"{summary['similar_to']} SIMILAR_TO edges; {summary.get('topics', 0)} topics", highlight=False)
