@@ -282,6 +282,11 @@ class Ingestor:
         for a, b, s in ci_pairs:
             c, i = (a, b) if label[a] == "Chunk" else (b, a)
             image_rows.append({"s": c, "d": i, "score": float(s), "cross_document": doc[c] != doc[i]})
+        # Vectors on the Chunk nodes too, with the store's vector index, so the
+        # graph doubles as a retrieval index (db.idx.vector / db.index.vector).
+        self.store.ensure_vector_index("Chunk", "embedding", vecs.shape[1])
+        self.store.set_vectors("Chunk", "embedding", [{"id": ids[j], "vector": vecs[j]}
+                                                      for j in np.nonzero(cc_new)[0]])
         self.store.write("chunk_similar_chunk", chunk_rows, key=None)
         self.store.write("chunk_similar_image", image_rows, key=None)
         self.store.write("upsert_documents", [{"id": d, "linked": True} for d in sorted(new_docs)])

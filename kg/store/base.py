@@ -57,9 +57,14 @@ class GraphStore(ABC):
     @abstractmethod
     def ensure_vector_index(self, label: str, prop: str, dim: int) -> None: ...
 
-    @abstractmethod
+    set_vectors_text: str = ""  # backend-specific: "... SET n.{prop} = <vector of r.vector>"
+
     def set_vectors(self, label: str, prop: str, rows: Sequence[dict[str, Any]]) -> None:
         """Store vectors: rows of {id, vector}."""
+        text = self.set_vectors_text.format(label=label, prop=prop)
+        rows = [{"id": r["id"], "vector": [float(x) for x in r["vector"]]} for r in rows]
+        for start in range(0, len(rows), self.batch_size):
+            self.run_text(text, {"rows": rows[start:start + self.batch_size]})
 
     @abstractmethod
     def vector_search(self, label: str, prop: str, vector: Sequence[float], k: int) -> list[dict[str, Any]]:

@@ -214,6 +214,7 @@ class EmbeddedServer:
 
 class FalkorStore(GraphStore):
     name = "falkordb"
+    set_vectors_text = SET_VECTORS
 
     def __init__(self, data_dir: Path, graph: str = "hopgraph", batch_size: int = 1000):
         self.server = EmbeddedServer(data_dir)
@@ -262,12 +263,6 @@ class FalkorStore(GraphStore):
                 return
         # efRuntime 100: the default gave recall@10 of 0.22 in our measurements.
         self.run_text(CREATE_VECTOR_INDEX.format(label=label, prop=prop, dim=int(dim)))
-
-    def set_vectors(self, label: str, prop: str, rows: Sequence[dict[str, Any]]) -> None:
-        text = SET_VECTORS.format(label=label, prop=prop)
-        rows = [{"id": r["id"], "vector": [float(x) for x in r["vector"]]} for r in rows]
-        for start in range(0, len(rows), self.batch_size):
-            self.run_text(text, {"rows": rows[start:start + self.batch_size]})
 
     def vector_search(self, label: str, prop: str, vector: Sequence[float], k: int) -> list[dict[str, Any]]:
         rows = self.run_text(VECTOR_SEARCH.format(label=label, prop=prop),

@@ -21,6 +21,7 @@ VECTOR_SEARCH = ("CALL db.index.vector.queryNodes($index, $k, $v) YIELD node, sc
 
 class Neo4jStore(GraphStore):
     name = "neo4j"
+    set_vectors_text = SET_VECTORS
 
     def __init__(self, uri: str, user: str, password: str | None, database: str = "neo4j",
                  batch_size: int = 1000):
@@ -62,12 +63,6 @@ class Neo4jStore(GraphStore):
 
     def ensure_vector_index(self, label: str, prop: str, dim: int) -> None:
         self.run_text(CREATE_VECTOR_INDEX.format(name=label.lower(), label=label, prop=prop, dim=int(dim)))
-
-    def set_vectors(self, label: str, prop: str, rows: Sequence[dict[str, Any]]) -> None:
-        text = SET_VECTORS.format(label=label, prop=prop)
-        rows = [{"id": r["id"], "vector": [float(x) for x in r["vector"]]} for r in rows]
-        for start in range(0, len(rows), self.batch_size):
-            self.run_text(text, {"rows": rows[start:start + self.batch_size]})
 
     def vector_search(self, label: str, prop: str, vector: Sequence[float], k: int) -> list[dict[str, Any]]:
         # Neo4j's cosine score is (1 + cos) / 2; map it back to a cosine similarity.
