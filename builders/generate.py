@@ -71,6 +71,8 @@ def sample_candidates(view: CorpusView, walker: Walker, types: list[str], want: 
             cand = walker.sample(gtype)
             report.candidates += cand is not None
             ok = False
+            if cand is not None and len(cand.hops) < walker.min_hops:
+                cand = None  # fork walkers build fixed-size chains; min_hops must still hold
             if cand is not None and cand.id not in skip and quotas.allows(view, cand.node_ids):
                 try:
                     build_structure(len(cand.hops), cand.structure)
@@ -342,16 +344,20 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     per_type_target = {t: math.ceil(cfg.n / len(types)) for t in types}
     bar = tqdm(total=need, desc="generate", unit="chain", disable=None)
     stalled = 0
+    open_all = False  # set once a type could not fill its share: the others may take it
     try:
         while need > 0 and stalled < 3:
             want = {t: max(0, per_type_target[t] - accepted_now[t]) for t in types}
-            if not any(want.values()):  # types that cannot fill their share leave room to others
+            if open_all or not any(want.values()):  # types that cannot fill their share leave room to others
                 want = {t: need for t in types}
             batch_size = max(ROUND_MIN, need * 2)
             total_want = sum(want.values())
             want = {t: max(1, math.ceil(w / total_want * batch_size)) if w else 0 for t, w in want.items()}
             cands = sample_candidates(view, walker, types, want, skip, quotas, report)
             if not cands:
+                if not open_all:
+                    open_all = True
+                    continue
                 stalled += 1
                 quotas = Quotas(view, cfg.n * (2 + stalled), used_docs, used_topics)  # relax the caps
                 continue
