@@ -91,6 +91,7 @@ class LLMConfig(Section):
     temperature: float = 0.0
     prompts_dir: Path | None = None  # a folder of the user's own prompt files
     cache: bool = True
+    keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
 
 
 class GenerateConfig(Section):
@@ -271,6 +272,7 @@ max_retries = 6
 temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
+keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
 
 [generate]
 n = 50

@@ -53,6 +53,7 @@ MIN_SENTENCE_CHARS = 20
 MAX_SENTENCE_CHARS = 300
 CROSSMODAL_THRESHOLD = 0.8
 MAX_SOURCE_CHARS = 12000  # longer passages are cut before prompting
+MAX_BATCH_CHARS = 16000  # a batch closes early when its passages get this long
 
 # First words that leave the subject unnamed. "There" is not here: "There
 # are 12 stations on the line" names its subject after the verb.
@@ -178,6 +179,7 @@ def extract_keypoints(
     prompts_dir: Path | None = None,
     entity_names: dict[str, list[str]] | None = None,
     max_per_source: int = 8,
+    batch_size: int = 1,
 ) -> KeypointResult:
     """Keypoints of chunks ({id, text, entities[, title, section]}) and images
     ({id, description, nearby_text, caption[, entities, title]}); see the module docstring."""
@@ -202,6 +204,10 @@ def extract_keypoints(
             _add(result, s, _offline_keypoints(s, entity_names, max_per_source), OFFLINE, OFFLINE_VERSION, matcher)
         return result
 
+    if batch_size > 1:
+        _llm_batched(result, sources, client, prompts_dir, max_per_source, batch_size, matcher)
+        return result
+
     from kg.llm.client import LLMRequest
 
     requests = [
@@ -214,15 +220,54 @@ def extract_keypoints(
     replies = client.run_many(requests) if requests else []
     for s, r in zip(sources, replies):
         if not r.ok:
-            reason = r.error or "error"
-            if r.detail:
-                reason = f"{reason}: {r.detail}"[:300]
-            result.failures.append((s.id, reason))
-            log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
+            _fail(result, s, r)
             continue
         texts = _clean_llm_keypoints(r.value.keypoints, max_per_source)
         _add(result, s, texts, r.model or "llm", r.prompt_version, matcher)
     return result
+
+
+def _llm_batched(result: KeypointResult, sources: list[_Source], client: Any, prompts_dir: Path | None,
+                 limit: int, batch_size: int, matcher: EntityMatcher) -> None:
+    """Several passages per call: one request per `batch_size` sources (or per
+    MAX_BATCH_CHARS of text), so a corpus costs chunks/batch_size calls, not one
+    per chunk. A passage the reply leaves out is a failure of that passage only."""
+    from kg.llm.client import LLMRequest
+
+    batches: list[list[_Source]] = []
+    for s in sources:
+        size = sum(len(x.text[:MAX_SOURCE_CHARS]) for x in batches[-1]) if batches else 0
+        if not batches or len(batches[-1]) >= batch_size or size + len(s.text) > MAX_BATCH_CHARS:
+            batches.append([])
+        batches[-1].append(s)
+    requests = []
+    for batch in batches:
+        passages = "\n\n".join(
+            f"[{i}] ({'image description' if s.label == 'Image' else 'text'}"
+            f"{', section ' + s.section if s.section else ''})\n{s.text[:MAX_SOURCE_CHARS]}"
+            for i, s in enumerate(batch))
+        requests.append(LLMRequest.for_task("keypoints_batch", "generator", STAGE, prompts_dir=prompts_dir,
+                                            title=batch[0].title, passages=passages, count=len(batch)))
+    replies = client.run_many(requests) if requests else []
+    for batch, r in zip(batches, replies):
+        if not r.ok:
+            for s in batch:
+                _fail(result, s, r)
+            continue
+        by_index = {p.index: p.keypoints for p in r.value.passages}
+        for i, s in enumerate(batch):
+            if i not in by_index:
+                result.failures.append((s.id, "keypoints_batch reply left this passage out"))
+                continue
+            _add(result, s, _clean_llm_keypoints(by_index[i], limit), r.model or "llm", r.prompt_version, matcher)
+
+
+def _fail(result: KeypointResult, s: "_Source", r: Any) -> None:
+    reason = r.error or "error"
+    if r.detail:
+        reason = f"{reason}: {r.detail}"[:300]
+    result.failures.append((s.id, reason))
+    log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
 
 
 # Internals -------------------------------------------------------------------

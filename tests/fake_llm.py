@@ -38,6 +38,7 @@ from typing import Any
 # System-prompt phrases of the packaged prompts (kg/prompts/*.md), then
 # user-message markers as a fallback for users' own prompt files.
 _TASK_MARKERS: tuple[tuple[str, str], ...] = (
+    ("keypoints_batch", "several numbered passages"),
     ("keypoints", "You extract facts"),
     ("describe_image", "You describe figures"),
     ("domain_persona", "You look at the main topics"),
@@ -164,6 +165,14 @@ class FakeLLM:
             if len(picked) == 3:
                 break
         return {"keypoints": picked}
+
+    def _keypoints_batch(self, text: str) -> dict[str, Any]:
+        parts = re.split(r"^\[(\d+)\] \([^)]*\)\n", text, flags=re.MULTILINE)
+        out = []
+        for i in range(1, len(parts) - 1, 2):
+            body = parts[i + 1].split("\n\nExtract the keypoints")[0]
+            out.append({"index": int(parts[i]), **self._keypoints('Passage:\n"""\n' + body + '\n"""')})
+        return {"passages": out}
 
     def _describe_image(self, text: str) -> dict[str, Any]:
         title = _between(text, "Document: ", "\n").strip()

@@ -271,3 +271,28 @@ def test_entity_matcher_boundaries_plurals_and_aliases():
     m = EntityMatcher({"gpu": ["GPU"], "faa": ["FAA", "Federal Aviation Administration"], "c++": ["C++"]})
     counts = m.counts("The FAA's GPUs; the Federal  Aviation Administration uses C++ and a GPU. GPUX and faaX are not.")
     assert counts == {"faa": 2, "gpu": 2, "c++": 1}
+
+
+def test_batched_keypoints_pack_several_passages_per_call(tmp_path):
+    """keypoints_batch: 20 passages at 8 per call cost 3 calls; a passage the reply
+    leaves out is a failure of that passage alone, and is not faked."""
+    import re as _re
+
+    def batch_responder(body):
+        text = user_text(body)
+        indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", text, flags=_re.MULTILINE)]
+        passages = [{"index": i, "keypoints": [f"The Eiffel Tower fact {i} holds in batch."]}
+                    for i in indices if not ("Skip me." in text.split(f"[{i}] ")[1].split("\n[")[0])]
+        return {"passages": passages}
+
+    chunks = [{"id": f"c{i}", "text": f"Passage {i} about the Eiffel Tower." + (" Skip me." if i == 5 else ""),
+               "entities": ["eiffel tower"]} for i in range(20)]
+    with ScriptedLLMServer(batch_responder) as srv:
+        c = LLMClient(LLMConfig(concurrency=4, timeout=5.0, max_retries=1), base_url=srv.base_url,
+                      cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
+        res = extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8)
+        c.close()
+        assert len(srv.chat_requests) == 3
+    assert [f[0] for f in res.failures] == ["c5"]
+    assert len(res.keypoints) == 19
+    assert {k["source_id"] for k in res.keypoints} == {f"c{i}" for i in range(20)} - {"c5"}

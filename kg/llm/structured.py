@@ -30,6 +30,15 @@ class Keypoints(TaskModel):
     keypoints: list[str] = Field(description="Atomic, self-contained facts; each names its subject.")
 
 
+class PassageKeypoints(TaskModel):
+    index: int
+    keypoints: list[str] = Field(default_factory=list)
+
+
+class KeypointsBatch(TaskModel):
+    passages: list[PassageKeypoints]
+
+
 class ImageDescription(TaskModel):
     description: str
 
@@ -69,6 +78,7 @@ class MergedQuestion(TaskModel):
 # The schema of each packaged prompt (kg/prompts/<task>.md).
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "keypoints": Keypoints,
+    "keypoints_batch": KeypointsBatch,
     "describe_image": ImageDescription,
     "domain_persona": DomainPersona,
     "verbalize_chain": VerbalizedChain,
