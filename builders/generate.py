@@ -345,12 +345,16 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     bar = tqdm(total=need, desc="generate", unit="chain", disable=None)
     stalled = 0
     open_all = False  # set once a type could not fill its share: the others may take it
+    accepted_rounds = tried_rounds = 0  # for the acceptance rate that sizes the next round
     try:
         while need > 0 and stalled < 3:
             want = {t: max(0, per_type_target[t] - accepted_now[t]) for t in types}
             if open_all or not any(want.values()):  # types that cannot fill their share leave room to others
                 want = {t: need for t in types}
-            batch_size = max(ROUND_MIN, need * 2)
+            # Sample about what the observed acceptance rate says is needed, so
+            # an LLM round does not verbalize chains that will be thrown away.
+            rate = accepted_rounds / tried_rounds if tried_rounds >= ROUND_MIN else (0.8 if use_llm else 0.5)
+            batch_size = max(min(ROUND_MIN, need), math.ceil(need / max(rate, 0.1) * 1.1))
             total_want = sum(want.values())
             want = {t: max(1, math.ceil(w / total_want * batch_size)) if w else 0 for t, w in want.items()}
             cands = sample_candidates(view, walker, types, want, skip, quotas, report)
@@ -392,6 +396,8 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                 kept.append(o)
             write_back(store, view, kept, seq)
             seq += len(kept)
+            tried_rounds += len(outcomes)
+            accepted_rounds += sum(o.status == "accepted" for o in outcomes)
             stalled = stalled + 1 if not any(o.status == "accepted" for o in outcomes) else 0
             if client is not None and client.budget_exhausted:
                 raise BudgetExhausted("LLM budget reached; chains generated so far are saved")

@@ -201,5 +201,9 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
+        if i == len(cand.hops) - 1 and cand.answer_entity:
+            # The walker picked an answer entity; candidates that differ only in
+            # it must not collapse into one cached question.
+            item["target_answer"] = view.entity_name.get(cand.answer_entity, cand.answer_entity)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)

@@ -237,9 +237,11 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
                     "PYTHONPATH": str(ROOT)})
         env.pop("OPENAI_API_KEY", None)
         log1 = (workdir / "run1.log").open("wb")
-        first = _hopgraph(workdir, env, "generate", "--n", "8", stdout=log1, stderr=subprocess.STDOUT)
+        first = _hopgraph(workdir, env, "generate", "--n", "16", stdout=log1, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 240
-        while len(chain_requests(server)) < 20:
+        # generate sizes its rounds by the acceptance rate, so 16 chains take about
+        # 2 x 18 requests; kill it part-way through the verification calls.
+        while len(chain_requests(server)) < 24:
             assert first.poll() is None, "run 1 ended before it could be killed: " + (workdir / "run1.log").read_text()
             assert time.monotonic() < deadline, "run 1 sent too few requests"
             time.sleep(0.02)
@@ -251,7 +253,7 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
         run1 = list(server.chat_requests)
         assert all(task_of(r.body) in CHAIN_TASKS for r in run1)
 
-        second = _hopgraph(workdir, env, "generate", "--n", "8", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        second = _hopgraph(workdir, env, "generate", "--n", "16", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
         out, _ = second.communicate(timeout=600)
         assert second.returncode == 0, out
@@ -261,7 +263,7 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
     got = chains(store)
     ids = [c["id"] for c in got]
     assert len(ids) == len(set(ids)), "no duplicate chain ids"
-    assert sum(c["status"] == "accepted" for c in got) == 8
+    assert sum(c["status"] == "accepted" for c in got) == 16
 
     keys1 = [body_key(r.body) for r in run1]
     keys2 = [body_key(r.body) for r in run2]
