@@ -9,6 +9,7 @@ are served from the LLM cache, so a killed run repeats no paid call.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import random
@@ -34,6 +35,7 @@ class Outcome:
     status: str  # accepted | rejected
     reason: str = ""
     shrunk_from: int = 0
+    root_id: str = ""  # id of the candidate as sampled (before any shrinking)
 
 
 @dataclass
@@ -97,7 +99,9 @@ def offline_round(view: CorpusView, cands: list[Candidate], min_hops: int) -> li
     verbalizer = OfflineVerbalizer(view)
     outcomes = []
     for cand in cands:
-        outcomes.append(_offline_one(view, verbalizer, cand, min_hops, len(cand.hops)))
+        outcome = _offline_one(view, verbalizer, cand, min_hops, len(cand.hops))
+        outcome.root_id = cand.id
+        outcomes.append(outcome)
     return outcomes
 
 
@@ -146,7 +150,9 @@ def shrink_candidate(view: CorpusView, cand: Candidate, drop: int) -> Candidate 
 # ---------------------------------------------------------------- LLM path
 def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settings,
               min_hops: int) -> list[Outcome]:
-    """Two batched calls per chain: verbalize, then verify (hop necessity included).
+    """Per chain: verbalize, then verify (hop necessity included), as one async
+    pipeline per chain so a chain's verification starts the moment its
+    question is written and the concurrency limit is always full.
 
     A chain with one unneeded hop is shrunk, re-verbalized and re-verified once.
     """
@@ -156,61 +162,51 @@ def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settin
     domain = view.domain or "the documents"
     persona = view.persona or "a careful expert reader"
 
-    def verbalize_requests(batch):
-        return [LLMRequest.for_task("verbalize_chain", "generator", "generate", prompts_dir=prompts_dir,
-                                    images=_image_urls(view, c, settings),
-                                    domain=domain, persona=persona, graph_type=c.graph_type,
-                                    hops=hops_payload(view, c)) for c in batch]
+    async def call(req: LLMRequest):
+        return await client.complete_json(req.task, req.role, req.messages, req.schema, req.stage,
+                                          req.prompt_version, req.temperature, req.max_tokens)
 
-    def verify_requests(drafts):
-        return [LLMRequest.for_task("verify_chain", "verifier", "verify", prompts_dir=prompts_dir,
-                                    question=d.question, answer=d.answer, evidence=evidence_payload(view, d),
-                                    n_hops=len(d.candidate.hops)) for d in drafts]
-
-    outcomes: dict[str, Outcome] = {}
-    pending = list(cands)
-    originals = {c.id: len(c.hops) for c in cands}
-    root = {c.id: c.id for c in cands}
-    for attempt in range(2):
-        if not pending:
-            break
-        results = client.run_many(verbalize_requests(pending))
-        drafts = []
-        for cand, res in zip(pending, results):
+    async def one(cand: Candidate) -> Outcome:
+        original = len(cand.hops)
+        for attempt in range(2):
+            res = await call(LLMRequest.for_task(
+                "verbalize_chain", "generator", "generate", prompts_dir=prompts_dir,
+                images=_image_urls(view, cand, settings), domain=domain, persona=persona,
+                graph_type=cand.graph_type, hops=hops_payload(view, cand)))
             if not res.ok or len(res.value.hops) != len(cand.hops):
                 reason = res.error if not res.ok else "verbalizer returned a different number of hops"
-                outcomes[root[cand.id]] = Outcome(Draft(cand, [], "", "", res.model or "llm", error=reason),
-                                                  None, "rejected", f"verbalize: {reason}")
-                continue
+                return Outcome(Draft(cand, [], "", "", res.model or "llm", error=reason), None, "rejected",
+                               f"verbalize: {reason}")
             value = res.value
             draft = Draft(cand, [HopText(h.subquestion, h.answer) for h in value.hops], value.question,
                           value.answer, res.model or "llm", {"verbalize_chain": res.prompt_version})
-            drafts.append(draft)
-        verdicts = client.run_many(verify_requests(drafts))
-        pending = []
-        for draft, res in zip(drafts, verdicts):
-            cand = draft.candidate
-            if not res.ok:
-                outcomes[root[cand.id]] = Outcome(draft, None, "rejected", f"verify: {res.error}")
-                continue
-            draft.prompt_versions["verify_chain"] = res.prompt_version
-            v = llm_verification(view, draft, res.value)
+            verdict = await call(LLMRequest.for_task(
+                "verify_chain", "verifier", "verify", prompts_dir=prompts_dir, question=draft.question,
+                answer=draft.answer, evidence=evidence_payload(view, draft), n_hops=len(cand.hops)))
+            if not verdict.ok:
+                return Outcome(draft, None, "rejected", f"verify: {verdict.error}")
+            draft.prompt_versions["verify_chain"] = verdict.prompt_version
+            v = llm_verification(view, draft, verdict.value)
             if v.passed:
-                shrunk = originals[root[cand.id]] if originals[root[cand.id]] != len(cand.hops) else 0
-                outcomes[root[cand.id]] = Outcome(draft, v, "accepted", shrunk_from=shrunk)
-                continue
+                return Outcome(draft, v, "accepted", shrunk_from=original if original != len(cand.hops) else 0)
             unneeded = [i for i, need in enumerate(v.necessary) if not need]
             smaller = None
             if attempt == 0 and unneeded and v.navigation and v.no_shortcut and len(cand.hops) - 1 >= min_hops:
                 smaller = shrink_candidate(view, cand, unneeded[0])
-            if smaller is not None:
-                root[smaller.id] = root[cand.id]
-                pending.append(smaller)
-            else:
-                outcomes[root[cand.id]] = Outcome(draft, v, "rejected", v.first_failure())
-        if client.budget_exhausted:
-            break
-    return [outcomes[c.id] for c in cands if c.id in outcomes]
+            if smaller is None or client.budget_exhausted:
+                return Outcome(draft, v, "rejected", v.first_failure())
+            cand = smaller
+        return Outcome(draft, v, "rejected", v.first_failure())
+
+    async def everything() -> list[Outcome]:
+        return list(await asyncio.gather(*(one(c) for c in cands)))
+
+    outcomes = client.run(everything)
+    # The chain id is that of the sampled candidate, even when it was shrunk:
+    # a re-run then skips it instead of paying for it again.
+    for cand, outcome in zip(cands, outcomes):
+        outcome.root_id = cand.id
+    return outcomes
 
 
 def _image_urls(view: CorpusView, cand: Candidate, settings: Settings) -> list[str] | None:
@@ -227,7 +223,7 @@ def _image_urls(view: CorpusView, cand: Candidate, settings: Settings) -> list[s
 # ---------------------------------------------------------------- write-back
 def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[dict]]:
     draft, v, cand = outcome.draft, outcome.verification, outcome.draft.candidate
-    chain_id = cand.id
+    chain_id = outcome.root_id or cand.id
     necessary = v.necessary if v else [False] * len(cand.hops)
     bridges = [h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge]
     chain = {

@@ -15,6 +15,7 @@ spends no LLM call twice (the LLM cache).
 from __future__ import annotations
 
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,10 @@ class Ingestor:
         self.assets_dir = data / "assets"
         from kg.embeddings import Embedder
 
+        # One worker: LLM calls never run two batches at once, and their order is kept.
+        self._llm_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-llm")
+        self._pending: list = []
+        self._warm = None
         self.embedder = Embedder(settings.embeddings.model, settings.embeddings.cache_path(data),
                                  settings.embeddings.batch_size)
         self._extractor = None
@@ -107,14 +112,25 @@ class Ingestor:
 
     # ---- one document ------------------------------------------------------
     def ingest_document(self, path: Path, data: bytes) -> DocReport:
+        """Read, chunk, describe, extract and write one document.
+
+        The LLM work runs on one worker thread so its waiting overlaps this
+        thread's compute: image descriptions while the text is chunked, and a
+        document's keypoints while the next document is parsed. The document
+        is marked `ingested` by the worker once its keypoints are written
+        (see drain()).
+        """
         from kg.ingest import read_document
         from kg.ingest.chunking import chunk_document
         from kg.ingest.references import caption_links, resolve_references
 
         sha = sha256_bytes(data)
         doc_id = sha[:16]
-        report = DocReport(str(path), "ingested", doc_id=doc_id)
+        report = DocReport(str(path), "pending", doc_id=doc_id)
         parsed = read_document(path, self.assets_dir)
+        described = self._llm_worker.submit(self._describe, parsed)
+        if self._warm is not None:
+            self._warm.result()
         cfg = self.settings.ingest
         chunks = chunk_document(parsed, doc_id, cfg.chunking, self.embedder.encode, cfg.min_tokens,
                                 cfg.max_tokens, size=cfg.fixed_size, overlap=cfg.fixed_overlap)
@@ -122,7 +138,7 @@ class Ingestor:
             raise IngestError("no text found")
         resolved, unresolved = resolve_references(chunks, parsed.images)
         captions = caption_links(chunks, parsed.images)
-        descriptions = self._describe(parsed)
+        descriptions = described.result()
 
         chunk_texts = [c.text for c in chunks]
         image_texts = [descriptions[i.id]["description"] or i.caption or i.alt or "" for i in parsed.images]
@@ -133,7 +149,19 @@ class Ingestor:
 
         self._write_document(parsed, doc_id, chunks, descriptions, resolved, captions, mentions)
         self._write_metadata(path, doc_id)
+
+        report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
+        report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
+        report.references_resolved, report.references_unresolved = len(resolved), len(unresolved)
+        report.entities = len({m.entity_id for ms in mentions for m in ms})
+        report.warnings = list(parsed.warnings)
+        future = self._llm_worker.submit(self._finish_document, report, chunks, parsed, descriptions, mentions)
+        self._pending.append((report, future))
+        return report
+
+    def _finish_document(self, report: DocReport, chunks, parsed, descriptions, mentions) -> None:
         n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
+        report.keypoints = n_kp
         failures = len(getattr(descriptions, "failures", [])) + kp_failures
         if failures:
             # Not marked ingested: the next run redoes this document, paying
@@ -141,15 +169,29 @@ class Ingestor:
             report.status = "incomplete"
             report.llm_failures = failures
         else:
-            self.store.write("upsert_documents", [{"id": doc_id, "ingested": True}])
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True}])
+            report.status = "ingested"
 
-        report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
-        report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
-        report.references_resolved, report.references_unresolved = len(resolved), len(unresolved)
-        report.entities = len({m.entity_id for ms in mentions for m in ms})
-        report.keypoints = n_kp
-        report.warnings = list(parsed.warnings)
-        return report
+    def warm_up(self) -> None:
+        """Load the embedding model and spaCy on a side thread while the first
+        document is parsed (together about 8 s of a cold start)."""
+        def load() -> None:
+            _ = self.embedder.model, self.extractor
+
+        self._warm = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-warm").submit(load)
+
+    def drain(self) -> None:
+        """Wait for the documents whose LLM work is still running."""
+        for report, future in self._pending:
+            try:
+                future.result()
+            except Exception as exc:  # one document's failure must not lose the others
+                report.status, report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
+        self._pending.clear()
+
+    def close(self) -> None:
+        self.drain()
+        self._llm_worker.shutdown()
 
     def _describe(self, parsed: ParsedDocument) -> dict[str, dict]:
         from kg.describe import describe_images
@@ -391,6 +433,8 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         return _dry_run(settings, files, done, do_kp, do_desc, console)
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     reports: list[DocReport] = list(problems)
+    if any(not done.get(_doc_id_of(f), {}).get("ingested") for f in files):
+        ingestor.warm_up()  # something will be ingested: load the models meanwhile
     for path in tqdm(files, desc="ingest", unit="file", disable=None):
         try:
             data = path.read_bytes()
@@ -411,6 +455,7 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         if client is not None and client.budget_exhausted:
             console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
             break
+    ingestor.close()
     new = [r for r in reports if r.status in ("ingested", "incomplete")]
     summary = {"files": len(files) + len(problems), "ingested": len(new),
                "unchanged": sum(r.status == "unchanged" for r in reports),
@@ -464,6 +509,13 @@ def _dry_run(settings: Settings, files: list[Path], done: dict, do_kp: bool, do_
     tokens += 400
     console.print(f"ingest --dry-run: about {calls} LLM calls and {tokens} tokens (nothing spent, nothing written)")
     return {"dry_run": True, "calls": calls, "tokens": tokens}
+
+
+def _doc_id_of(path: Path) -> str:
+    try:
+        return sha256_bytes(path.read_bytes())[:16]
+    except OSError:
+        return ""
 
 
 def _log_traceback(settings: Settings, path: Path) -> None:

@@ -22,7 +22,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -354,6 +354,18 @@ class LLMClient:
         async def main() -> list[LLMResult]:
             try:
                 return await self.gather(requests, on_result)
+            finally:
+                await self.aclose()
+
+        return asyncio.run(main())
+
+    def run(self, work: Callable[[], Awaitable[Any]]) -> Any:
+        """Run an async pipeline of calls (e.g. verbalize then verify, per
+        chain) on a fresh loop, closing the HTTP connections after."""
+
+        async def main() -> Any:
+            try:
+                return await work()
             finally:
                 await self.aclose()
 
