@@ -300,11 +300,14 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     cfg = settings.generate
     existing = store.run("chain_ids")
     skip = {r["id"] for r in existing}
-    accepted_now = Counter(r["graph_type"] for r in existing if r["status"] == "accepted")
+    # Chains that dedup later marked duplicate still count: they passed
+    # verification, and topping them up again would make every re-run of
+    # `build` generate more (N is verified chains generated, before dedup).
+    accepted_now = Counter(r["graph_type"] for r in existing if r["status"] in ("accepted", "duplicate"))
     report = GenerateReport(already=sum(accepted_now.values()))
     need = cfg.n - report.already
     if need <= 0:
-        console.print(f"generate: {report.already} accepted chains already (n={cfg.n}); nothing to do")
+        console.print(f"generate: {report.already} verified chains already (n={cfg.n}); nothing to do")
         return report.to_dict()
 
     view = load_corpus_view(store)
@@ -404,6 +407,8 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     if client is not None:
         report.llm = client.accounting.to_dict()
     _print_summary(console, report, need)
+    if client is not None:
+        console.print(client.accounting.table(), highlight=False)
     manifest = RunManifest(settings.store.data_dir, "generate")
     manifest.set("generate", report.to_dict())
     if report.llm:
