@@ -111,7 +111,7 @@ class Ingestor:
         return self._extractor
 
     # ---- one document ------------------------------------------------------
-    def ingest_document(self, path: Path, data: bytes) -> DocReport:
+    def ingest_document(self, path: Path, data: bytes, parse=None) -> DocReport:
         """Read, chunk, describe, extract and write one document.
 
         The LLM work runs on one worker thread so its waiting overlaps this
@@ -127,7 +127,8 @@ class Ingestor:
         sha = sha256_bytes(data)
         doc_id = sha[:16]
         report = DocReport(str(path), "pending", doc_id=doc_id)
-        parsed = read_document(path, self.assets_dir)
+        # `parse` is a Future from the prefetching process, when there is one.
+        parsed = parse.result() if parse is not None else read_document(path, self.assets_dir)
         described = self._llm_worker.submit(self._describe, parsed)
         if self._warm is not None:
             self._warm.result()
@@ -435,7 +436,9 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     reports: list[DocReport] = list(problems)
     if any(not done.get(_doc_id_of(f), {}).get("ingested") for f in files):
         ingestor.warm_up()  # something will be ingested: load the models meanwhile
-    for path in tqdm(files, desc="ingest", unit="file", disable=None):
+    # Files whose content is new, in order; the rest are reported unchanged.
+    todo: list[tuple[Path, bytes]] = []
+    for path in files:
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -444,18 +447,29 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         doc_id = sha256_bytes(data)[:16]
         if done.get(doc_id, {}).get("ingested"):
             reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
-            continue
-        try:
-            reports.append(ingestor.ingest_document(path, data))
-        except IngestError as exc:
-            reports.append(DocReport(str(path), "failed", str(exc)))
-        except Exception as exc:  # a bug or a library failure on one file must not stop the run
-            reports.append(DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}"))
-            _log_traceback(settings, path)
-        if client is not None and client.budget_exhausted:
-            console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
-            break
+        else:
+            todo.append((path, data))
+    # Smallest first: the first file is parsed here (nothing to overlap with
+    # yet), every later one in the prefetching process.
+    order = {str(p): i for i, p in enumerate(files)}
+    todo.sort(key=lambda item: len(item[1]))
+    with _Prefetcher(ingestor.assets_dir, len(todo) > 1) as parser:
+        for i, (path, data) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
+            pending_parse = parser.get(path)
+            if i + 1 < len(todo):
+                parser.start(todo[i + 1][0])  # parsed in another process while this one embeds
+            try:
+                reports.append(ingestor.ingest_document(path, data, pending_parse))
+            except IngestError as exc:
+                reports.append(DocReport(str(path), "failed", str(exc)))
+            except Exception as exc:  # a bug or a library failure on one file must not stop the run
+                reports.append(DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}"))
+                _log_traceback(settings, path)
+            if client is not None and client.budget_exhausted:
+                console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
+                break
     ingestor.close()
+    reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
     new = [r for r in reports if r.status in ("ingested", "incomplete")]
     summary = {"files": len(files) + len(problems), "ingested": len(new),
                "unchanged": sum(r.status == "unchanged" for r in reports),
@@ -509,6 +523,41 @@ def _dry_run(settings: Settings, files: list[Path], done: dict, do_kp: bool, do_
     tokens += 400
     console.print(f"ingest --dry-run: about {calls} LLM calls and {tokens} tokens (nothing spent, nothing written)")
     return {"dry_run": True, "calls": calls, "tokens": tokens}
+
+
+class _Prefetcher:
+    """Parses the next file in a separate process while this one embeds the
+    current one: parsing (pymupdf, its table layout model) and embedding
+    (torch) then share the machine instead of taking turns. A spawned
+    process, not a fork: forking after torch has started its threads can hang.
+    """
+
+    def __init__(self, assets_dir: Path, enabled: bool):
+        self.assets_dir = assets_dir
+        self.enabled = enabled
+        self.pool = None
+        self.futures: dict[Path, object] = {}
+
+    def __enter__(self) -> "_Prefetcher":
+        if self.enabled:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self
+
+    def start(self, path: Path) -> None:
+        if self.pool is not None and path not in self.futures:
+            from kg.ingest import read_document
+
+            self.futures[path] = self.pool.submit(read_document, path, self.assets_dir)
+
+    def get(self, path: Path):
+        return self.futures.pop(path, None)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _doc_id_of(path: Path) -> str:
