@@ -76,11 +76,6 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
-def not_built(stage: str) -> None:
-    err.print(f"hopgraph {stage}: this stage is not built yet.", highlight=False)
-    raise typer.Exit(2)
-
-
 # ---------------------------------------------------------------- init/config
 @app.command()
 def init(force: bool = typer.Option(False, "--force", help="Overwrite an existing file.")) -> None:
