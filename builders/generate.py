@@ -25,6 +25,7 @@ from kg.config import Settings
 from kg.errors import HopgraphError
 
 ROUND_MIN = 16
+MIN_TRIES_BEFORE_GIVING_UP = 60  # verified candidates before three barren rounds end a run
 MAX_EMPTY_SAMPLES = 400  # consecutive failed samples of one type before it is declared exhausted
 
 
@@ -225,7 +226,8 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
     draft, v, cand = outcome.draft, outcome.verification, outcome.draft.candidate
     chain_id = outcome.root_id or cand.id
     necessary = v.necessary if v else [False] * len(cand.hops)
-    bridges = [h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge]
+    # dict.fromkeys: a fork's branches bridge the same entity; list it once.
+    bridges = list(dict.fromkeys(h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge))
     chain = {
         "id": chain_id, "seq": seq, "graph_type": cand.graph_type,
         "question": draft.question, "answer": draft.answer,
@@ -391,13 +393,18 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                     report.hops[len(o.draft.candidate.hops)] += 1
                     bar.update(1)
                 else:
-                    report.rejected[(o.draft.candidate.graph_type, o.reason.split(":")[0])] += 1
+                    report.rejected[(o.draft.candidate.graph_type, o.reason)] += 1
                 kept.append(o)
             write_back(store, view, kept, seq)
             seq += len(kept)
             tried_rounds += len(outcomes)
             accepted_rounds += sum(o.status == "accepted" for o in outcomes)
-            stalled = stalled + 1 if not any(o.status == "accepted" for o in outcomes) else 0
+            # Rounds that accept nothing only end the run once a fair number of
+            # candidates has been tried (small rounds of a small n say little).
+            if not any(o.status == "accepted" for o in outcomes) and tried_rounds >= MIN_TRIES_BEFORE_GIVING_UP:
+                stalled += 1
+            elif any(o.status == "accepted" for o in outcomes):
+                stalled = 0
             if client is not None and client.budget_exhausted:
                 raise BudgetExhausted("LLM budget reached; chains generated so far are saved")
     except BudgetExhausted as exc:

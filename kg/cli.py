@@ -14,6 +14,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kg.config import CONFIG_FILE, DEFAULT_TOML, Settings, load_settings
@@ -72,7 +73,7 @@ def _global(
 
 
 def fail(message: str, code: int = 1) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False)
+    err.print("[red]error:[/red] " + escape(message), highlight=False)
     raise typer.Exit(code)
 
 
@@ -97,7 +98,7 @@ def config_show(as_json: bool = typer.Option(False, "--json")) -> None:
         out.print_json(data=data)
         return
     for section, values in data.items():
-        out.print(f"[bold][{section}][/bold]")
+        out.print(f"[{section}]", markup=False, highlight=False)
         for key, value in values.items():
             out.print(f"{key} = {json.dumps(value)}", highlight=False)
 
@@ -254,6 +255,8 @@ def _apply_generate_options(s: Settings, n, types, max_hops, seed) -> None:
     from kg.config import CHAIN_TYPES
 
     if n is not None:
+        if n < 1:
+            fail("--n must be at least 1")
         s.generate.n = n
     if types:
         wanted = [t.strip() for t in types.split(",") if t.strip()]
@@ -388,7 +391,10 @@ def main() -> None:
     try:
         app(standalone_mode=True)
     except HopgraphError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        err.print("[red]error:[/red] " + escape(str(exc)), highlight=False)
+        sys.exit(1)
+    except OSError as exc:  # a user's path: exists as a file, not writable, disk full
+        err.print("[red]error:[/red] " + escape(f"{exc.strerror or exc}: {exc.filename or ''}"), highlight=False)
         sys.exit(1)
 
 

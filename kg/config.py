@@ -216,6 +216,9 @@ def load_settings(path: Path | None = None) -> Settings:
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
+        env_name = "HOPGRAPH_" + "__".join(str(p).upper() for p in err["loc"])
+        if env_name in os.environ:
+            raise ConfigError(f"environment {env_name}: {msg}") from None
         raise ConfigError(f"{path}: {key}: {msg}") from None
 
 

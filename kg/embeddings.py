@@ -114,7 +114,9 @@ def _load_model(model_name: str) -> Any:
     else:
         source = model_name
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # "Loading weights 103/103" on every run is noise
     return SentenceTransformer(source, device="cpu")
 
 

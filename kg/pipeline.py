@@ -129,6 +129,7 @@ class Ingestor:
         report = DocReport(str(path), "pending", doc_id=doc_id)
         # `parse` is a Future from the prefetching process, when there is one.
         parsed = parse.result() if parse is not None else read_document(path, self.assets_dir)
+        parsed.path = _portable_path(path)
         described = self._llm_worker.submit(self._describe, parsed)
         if self._warm is not None:
             self._warm.result()
@@ -558,6 +559,15 @@ class _Prefetcher:
     def __exit__(self, *exc: object) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _portable_path(path: Path) -> str:
+    """The path as stored in the graph and exported: relative to the working
+    directory when the file is under it, so datasets do not leak home folders."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _doc_id_of(path: Path) -> str:

@@ -35,6 +35,7 @@ def test_build_twice_adds_nothing_and_exports_the_same_bytes(tmp_path, shared_em
 
     first, counts1, data1 = build()
     assert "dataset:" in first.stdout and "graph:" in first.stdout
+    assert "generate: 8 accepted this run" in first.stderr  # a small n is met on the first run
     records = [json.loads(line) for line in data1.splitlines()]
     assert records and all(r["graph_type"] == "text_chain" and r["hops"] >= 2 for r in records)
     second, counts2, data2 = build()
