@@ -211,7 +211,9 @@ def test_unneeded_hop_with_no_room_to_shrink_is_rejected(workdir, open_store):
     assert all("hop 1 not needed" in c["reject_reason"] or c["reject_reason"].startswith("navigation")
                for c in got)
     tasks = Counter(task_of(r.body) for r in reqs)
-    assert tasks["verbalize_chain"] == tasks["verify_chain"], "no re-verbalizing when nothing can shrink"
+    # One verbalize per stored chain at most (identical payloads are cache hits):
+    # nothing is re-verbalized when a chain cannot shrink.
+    assert tasks["verbalize_chain"] <= len(got), "no re-verbalizing when nothing can shrink"
     # Candidates differing only in their answer entity send the same verbalize
     # request (hops_payload does not name it): the second is a cache hit.
     gen = report["llm"]["stages"]["generate/generator"]
