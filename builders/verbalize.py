@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from builders.corpus_view import CorpusView
 from builders.walkers import Candidate
+from kg.text import split_sentences
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
 @dataclass
@@ -44,8 +44,7 @@ class Draft:
 
 # ---------------------------------------------------------------- helpers
 def sentences(text: str) -> list[str]:
-    text = re.sub(r"\s+", " ", text or "").strip()
-    return [s.strip() for s in _SENTENCE.split(text) if 20 <= len(s.strip()) <= 400]
+    return [s for s in split_sentences(text, collapse_whitespace=True) if 20 <= len(s) <= 400]
 
 
 def entity_surface(view: CorpusView, entity_id: str, text: str) -> str | None:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.ids import content_id
+from kg.text import split_sentences as _split_sentences
 
 log = logging.getLogger("hopgraph.keypoints")
 
@@ -63,14 +64,6 @@ _VAGUE_OPENERS = frozenset(
 )
 _LEADING_JUNK = re.compile(r"^[\s\-\u2022*\u2013\u2014>#]*(?:\(?\d{1,3}[.)]\s+)?")
 _FIRST_WORD = re.compile(r"[A-Za-z']+")
-# Sentence boundary candidates: end punctuation (plus closing quotes or
-# brackets), white space, then an upper-case letter, digit or opening quote.
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]\u201d\u2019]*(?=\s+[\"'(\[\u201c]?[A-Z0-9])")
-# Words whose trailing period does not end a sentence (checked lower-case).
-_ABBREVIATIONS = frozenset(
-    "al e.g i.e fig figs eq eqs no nos vs dr mr mrs ms prof st sec ref refs approx ca cf etc inc ltd co jr sr "
-    "vol pp p ch tab".split()
-)
 _WHOLE_START = re.compile(r"[\"'(\[\u201c]?[A-Z0-9]")
 _WHOLE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
@@ -94,30 +87,8 @@ class KeypointResult:
 
 # Public helpers -------------------------------------------------------------
 def split_sentences(text: str) -> list[str]:
-    """Regex sentence split; whitespace collapsed."""
-    text = re.sub(r"\s+", " ", text or "").strip()
-    out: list[str] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        if m.group(0).startswith(".") and _is_abbreviation(text[start : m.start()]):
-            continue
-        piece = text[start : m.end()].strip()
-        if piece:
-            out.append(piece)
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        out.append(tail)
-    return out
-
-
-def _is_abbreviation(before: str) -> bool:
-    """The text before a period ends in an abbreviation or a single initial ("J.")."""
-    m = re.search(r"(\S+)$", before)
-    if m is None:
-        return False
-    word = m.group(1).lstrip("(\"'[").lower()
-    return (len(word) == 1 and word.isalpha()) or word in _ABBREVIATIONS
+    """Sentences with whitespace collapsed (PDF text keeps its line breaks)."""
+    return _split_sentences(text, collapse_whitespace=True)
 
 
 def is_self_contained(keypoint: str) -> bool:

@@ -15,14 +15,11 @@ import numpy as np
 
 from kg.ids import content_id
 from kg.models import Block, Chunk, ParsedDocument
+from kg.text import split_sentences
 
 Embed = Callable[[list[str]], np.ndarray]
 
 _TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)+|\w+|[^\w\s]")  # "0.81" is one token
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
-_ABBREV_END_RE = re.compile(
-    r"(?:\b(?:e\.g|i\.e|et al|Figs?|Eqs?|Nos?|vs|cf|Dr|Mr|Mrs|Ms|Prof|Sec|Secs|Tab|approx|resp|St|Inc|Ltd|Jr|Sr)\.|\b[A-Z]\.)$"
-)
 
 PARAGRAPH_BONUS = 0.1  # a paragraph break is a likelier topic boundary than a mid-paragraph one
 SHORT_CHUNK_COST = 10.0  # far above any coherence gain: under-min chunks only when unavoidable
@@ -32,18 +29,6 @@ ATOMIC_KINDS = ("table", "caption")
 def count_tokens(text: str) -> int:
     """Words and punctuation marks: a cheap, tokenizer-free length measure."""
     return len(_TOKEN_RE.findall(text))
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentence split on terminal punctuation, not after common abbreviations ("Fig.", "e.g.")."""
-    pieces = [p for p in _SENTENCE_END_RE.split(text.strip()) if p and p.strip()]
-    sentences: list[str] = []
-    for piece in pieces:
-        if sentences and _ABBREV_END_RE.search(sentences[-1]):
-            sentences[-1] = f"{sentences[-1]} {piece.strip()}"
-        else:
-            sentences.append(piece.strip())
-    return sentences
 
 
 @dataclass
