@@ -33,7 +33,7 @@ MAX_EMPTY_SAMPLES = 400  # consecutive failed samples of one type before it is d
 class Outcome:
     draft: Draft
     verification: Verification | None
-    status: str  # accepted | rejected
+    status: str  # accepted | rejected | failed (an LLM call failed: not written, retried next run)
     reason: str = ""
     shrunk_from: int = 0
     root_id: str = ""  # id of the candidate as sampled (before any shrinking)
@@ -45,6 +45,8 @@ class GenerateReport:
     rejected: Counter = field(default_factory=Counter)  # (type, reason)
     hops: Counter = field(default_factory=Counter)
     infeasible: dict[str, str] = field(default_factory=dict)
+    llm_failed: Counter = field(default_factory=Counter)  # reason -> chains left for the next run
+    llm_unavailable: str = ""
     candidates: int = 0
     already: int = 0
     llm: dict = field(default_factory=dict)
@@ -55,6 +57,8 @@ class GenerateReport:
             "rejected_by_reason": {f"{t}: {r}": n for (t, r), n in self.rejected.items()},
             "hops_histogram": {str(k): v for k, v in sorted(self.hops.items())},
             "infeasible": self.infeasible,
+            "llm_failed": dict(self.llm_failed),
+            "llm_unavailable": self.llm_unavailable,
             "candidates": self.candidates,
             "accepted_before": self.already,
             "llm": self.llm,
@@ -174,8 +178,11 @@ def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settin
                 "verbalize_chain", "generator", "generate", prompts_dir=prompts_dir,
                 images=_image_urls(view, cand, settings), domain=domain, persona=persona,
                 graph_type=cand.graph_type, hops=hops_payload(view, cand)))
-            if not res.ok or len(res.value.hops) != len(cand.hops):
-                reason = res.error if not res.ok else "verbalizer returned a different number of hops"
+            if not res.ok:  # the call failed, not the chain: leave it for the next run
+                return Outcome(Draft(cand, [], "", "", res.model or "llm", error=res.error), None, "failed",
+                               f"verbalize call failed: {res.error}")
+            if len(res.value.hops) != len(cand.hops):
+                reason = "verbalizer returned a different number of hops"
                 return Outcome(Draft(cand, [], "", "", res.model or "llm", error=reason), None, "rejected",
                                f"verbalize: {reason}")
             value = res.value
@@ -185,7 +192,7 @@ def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settin
                 "verify_chain", "verifier", "verify", prompts_dir=prompts_dir, question=draft.question,
                 answer=draft.answer, evidence=evidence_payload(view, draft), n_hops=len(cand.hops)))
             if not verdict.ok:
-                return Outcome(draft, None, "rejected", f"verify: {verdict.error}")
+                return Outcome(draft, None, "failed", f"verify call failed: {verdict.error}")
             draft.prompt_versions["verify_chain"] = verdict.prompt_version
             v = llm_verification(view, draft, verdict.value)
             if v.passed:
@@ -295,7 +302,7 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     from rich.console import Console
     from tqdm import tqdm
 
-    from kg.errors import BudgetExhausted
+    from kg.errors import BudgetExhausted, LLMUnavailable
     from kg.runs import RunManifest
 
     console = console or Console(stderr=True)
@@ -383,7 +390,12 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                         else offline_round(view, cands, cfg.min_hops))
             # Never accept more than asked for; the rest waits for a later top-up.
             kept = []
+            failed = [o for o in outcomes if o.status == "failed"]
             for o in outcomes:
+                if o.status == "failed":
+                    report.llm_failed[o.reason] += 1
+                    skip.discard(o.root_id)  # not written: a later run tries it again
+                    continue
                 if o.status == "accepted":
                     if need <= 0:
                         continue
@@ -397,7 +409,12 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                 kept.append(o)
             write_back(store, view, kept, seq)
             seq += len(kept)
-            tried_rounds += len(outcomes)
+            if failed and len(failed) == len(outcomes):
+                # Every call of the round failed: the endpoint is down or refusing.
+                # Stop; nothing is lost, and a re-run resumes from here.
+                raise LLMUnavailable(f"every LLM call of the last round failed ({failed[0].reason}); "
+                                      "chains generated so far are saved, re-run when the endpoint answers")
+            tried_rounds += len(outcomes) - len(failed)
             accepted_rounds += sum(o.status == "accepted" for o in outcomes)
             # Rounds that accept nothing only end the run once a fair number of
             # candidates has been tried (small rounds of a small n say little).
@@ -409,6 +426,9 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                 raise BudgetExhausted("LLM budget reached; chains generated so far are saved")
     except BudgetExhausted as exc:
         console.print(f"generate: stopped: {exc}")
+    except LLMUnavailable as exc:
+        console.print(f"generate: stopped: {exc}")
+        report.llm_unavailable = str(exc)
     finally:
         bar.close()
     if client is not None:
@@ -433,6 +453,8 @@ def _print_summary(console, report: GenerateReport, missing: int) -> None:
         console.print(f"  accepted {gtype}: {n}", highlight=False)
     for (gtype, reason), n in sorted(report.rejected.items()):
         console.print(f"  rejected {gtype}: {reason} x{n}", highlight=False)
+    for reason, n in sorted(report.llm_failed.items()):
+        console.print(f"  not written, retried next run: {reason} x{n}", highlight=False)
     if report.hops:
         console.print("  hops: " + ", ".join(f"{k} hops x{v}" for k, v in sorted(report.hops.items())),
                       highlight=False)

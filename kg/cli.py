@@ -247,8 +247,9 @@ def generate(
     s = state.settings()
     _apply_generate_options(s, n, types, max_hops, seed)
     _llm_notice(s)
-    run_generate(s, state.store(), max_calls=max_calls, budget_tokens=budget_tokens,
-                 no_cache=no_cache, dry_run=dry_run, console=err)
+    report = run_generate(s, state.store(), max_calls=max_calls, budget_tokens=budget_tokens,
+                          no_cache=no_cache, dry_run=dry_run, console=err)
+    raise typer.Exit(1 if report.get("llm_unavailable") else 0)
 
 
 def _apply_generate_options(s: Settings, n, types, max_hops, seed) -> None:
@@ -350,14 +351,17 @@ def build(
     _llm_notice(s)
     store = state.store()
     report = run_ingest(s, store, inputs, max_calls=max_calls, no_cache=no_cache, console=err)
-    run_generate(s, store, max_calls=max_calls, no_cache=no_cache, console=err)
+    generated = run_generate(s, store, max_calls=max_calls, no_cache=no_cache, console=err)
+    if generated.get("llm_unavailable"):
+        raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
     deduped = run_dedup(s, store)
     out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
     exported = run_export(s, store, out_dir)
     out.print(f"dataset: {exported['records']} records -> {exported['path']}")
     if store.name == "falkordb":
         out.print(f"graph:   embedded FalkorDB in {s.store.data_dir.resolve()} "
-                  f"(explore: hopgraph --data-dir {s.store.data_dir} db shell \"MATCH (c:Chain) RETURN c.question LIMIT 5\")")
+                  f"(explore: hopgraph --data-dir {s.store.data_dir} audit --explain <chain id>, "
+                  "or hopgraph sync --to neo4j and the queries in cypher/explore/)")
     else:
         out.print(f"graph:   Neo4j at {s.store.neo4j_uri} (open Neo4j Browser at http://localhost:7474)")
     raise typer.Exit(1 if report.get("failed") else 0)

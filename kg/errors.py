@@ -15,3 +15,7 @@ class StoreError(HopgraphError):
 
 class BudgetExhausted(HopgraphError):
     """--max-calls or --budget-tokens reached: stop cleanly, keep the work done."""
+
+
+class LLMUnavailable(HopgraphError):
+    """Every call of a round failed (endpoint down, refusing, or misconfigured)."""

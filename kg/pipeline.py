@@ -111,7 +111,7 @@ class Ingestor:
         return self._extractor
 
     # ---- one document ------------------------------------------------------
-    def ingest_document(self, path: Path, data: bytes, parse=None) -> DocReport:
+    def ingest_document(self, path: Path, doc_id: str, parse=None) -> DocReport:
         """Read, chunk, describe, extract and write one document.
 
         The LLM work runs on one worker thread so its waiting overlaps this
@@ -124,8 +124,6 @@ class Ingestor:
         from kg.ingest.chunking import chunk_document
         from kg.ingest.references import caption_links, resolve_references
 
-        sha = sha256_bytes(data)
-        doc_id = sha[:16]
         report = DocReport(str(path), "pending", doc_id=doc_id)
         # `parse` is a Future from the prefetching process, when there is one.
         parsed = parse.result() if parse is not None else read_document(path, self.assets_dir)
@@ -202,9 +200,7 @@ class Ingestor:
                   for i in parsed.images]
         client = self.client if self.do_describe else None
         rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
-        out = _Descriptions({r["id"]: r for r in rows})
-        out.failures = list(getattr(rows, "failures", []))
-        return out
+        return _Descriptions({r["id"]: r for r in rows}, list(getattr(rows, "failures", [])))
 
     def _write_document(self, parsed, doc_id, chunks: list[Chunk], descriptions, resolved, captions, mentions):
         from kg.entities import merge_mentions
@@ -404,7 +400,9 @@ class Ingestor:
 class _Descriptions(dict):
     """Description rows by image id, plus the vision calls that failed."""
 
-    failures: list = []
+    def __init__(self, rows: dict, failures: list):
+        super().__init__(rows)
+        self.failures = failures
 
 
 def _dist_json(dist: dict[str, float]) -> str:
@@ -435,10 +433,9 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         return _dry_run(settings, files, done, do_kp, do_desc, console)
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     reports: list[DocReport] = list(problems)
-    if any(not done.get(_doc_id_of(f), {}).get("ingested") for f in files):
-        ingestor.warm_up()  # something will be ingested: load the models meanwhile
     # Files whose content is new, in order; the rest are reported unchanged.
-    todo: list[tuple[Path, bytes]] = []
+    # (path, doc id, size); the bytes are not kept: a corpus can be larger than memory.
+    todo: list[tuple[Path, str, int]] = []
     for path in files:
         try:
             data = path.read_bytes()
@@ -449,18 +446,20 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         if done.get(doc_id, {}).get("ingested"):
             reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
         else:
-            todo.append((path, data))
+            todo.append((path, doc_id, len(data)))
+    if todo:
+        ingestor.warm_up()  # something will be ingested: load the models meanwhile
     # Smallest first: the first file is parsed here (nothing to overlap with
     # yet), every later one in the prefetching process.
     order = {str(p): i for i, p in enumerate(files)}
-    todo.sort(key=lambda item: len(item[1]))
+    todo.sort(key=lambda item: item[2])
     with _Prefetcher(ingestor.assets_dir, len(todo) > 1) as parser:
-        for i, (path, data) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
+        for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
             pending_parse = parser.get(path)
             if i + 1 < len(todo):
                 parser.start(todo[i + 1][0])  # parsed in another process while this one embeds
             try:
-                reports.append(ingestor.ingest_document(path, data, pending_parse))
+                reports.append(ingestor.ingest_document(path, doc_id, pending_parse))
             except IngestError as exc:
                 reports.append(DocReport(str(path), "failed", str(exc)))
             except Exception as exc:  # a bug or a library failure on one file must not stop the run
@@ -568,13 +567,6 @@ def _portable_path(path: Path) -> str:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
-
-
-def _doc_id_of(path: Path) -> str:
-    try:
-        return sha256_bytes(path.read_bytes())[:16]
-    except OSError:
-        return ""
 
 
 def _log_traceback(settings: Settings, path: Path) -> None:

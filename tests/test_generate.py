@@ -174,6 +174,16 @@ def test_questions_are_questions_and_structures_validate(corpus, generated):
         assert all(r["hop"]["necessary"] and r["hop"]["necessity_checked"] for r in hops[c["id"]])
 
 
+def test_generated_chains_pass_every_cypher_audit(corpus, generated):
+    """What generate writes back is what the audits re-check: no accepted chain may fail one."""
+    from builders.audit import run_audits
+
+    _, store = corpus
+    results = run_audits(store)
+    offending = {r["audit"]: r["examples"] for r in results["audits"] if r["accepted_violations"]}
+    assert not results["failed"], offending
+
+
 def test_rejected_chains_say_why(corpus, generated):
     _, store = corpus
     for c in chains(store):

@@ -277,3 +277,23 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
     # Only requests in flight at the kill may be sent twice.
     repeated = set(keys1) & set(keys2)
     assert len(repeated) <= concurrency * 2
+
+
+def test_a_dead_endpoint_writes_nothing_and_the_rerun_recovers(workdir, open_store):
+    """Failed calls are not verdicts: no chain is stored as rejected because the
+    endpoint was down, the run stops at once, and a later run does the work."""
+    from builders.generate import run_generate
+    from tests.llm_server import server_error
+
+    fake = FakeLLM()
+    with ScriptedLLMServer(responder=lambda body: server_error(500)) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=3)
+        settings.llm.max_retries = 0
+        store = open_store(settings.store.data_dir)
+        report = run_generate(settings, store, console=Quiet())
+        assert report["llm_unavailable"]
+        assert chains(store) == []
+        server.responder = fake
+        again = run_generate(settings, store, console=Quiet())
+    assert not again["llm_unavailable"]
+    assert sum(c["status"] == "accepted" for c in chains(store)) == 3
