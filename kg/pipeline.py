@@ -98,6 +98,7 @@ class Ingestor:
         self._llm_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-llm")
         self._pending: list = []
         self._warm = None
+        self.llm_down = False
         self.embedder = Embedder(settings.embeddings.model, settings.embeddings.cache_path(data),
                                  settings.embeddings.batch_size)
         self._extractor = None
@@ -168,6 +169,8 @@ class Ingestor:
             # only for the calls that failed (the rest come from the LLM cache).
             report.status = "incomplete"
             report.llm_failures = failures
+            if kp_failures and n_kp == 0:
+                self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
         else:
             self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True}])
             report.status = "ingested"
@@ -468,10 +471,14 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
             if client is not None and client.budget_exhausted:
                 console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
                 break
+            if ingestor.llm_down:
+                console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
+                              "Work done is saved; re-run to continue.")
+                break
     ingestor.close()
     reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
     new = [r for r in reports if r.status in ("ingested", "incomplete")]
-    summary = {"files": len(files) + len(problems), "ingested": len(new),
+    summary = {"files": len(files) + len(problems), "ingested": sum(r.status == "ingested" for r in reports),
                "unchanged": sum(r.status == "unchanged" for r in reports),
                "incomplete": sum(r.status == "incomplete" for r in reports),
                "failed": sum(r.status == "failed" for r in reports)}

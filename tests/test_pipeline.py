@@ -250,3 +250,33 @@ def test_killed_ingest_finishes_on_rerun_without_duplicates(tmp_path, shared_emb
     assert store.counts() == counts
     store.close()
     store.server.stop()
+
+
+def test_dead_llm_endpoint_loses_nothing_and_the_rerun_completes(tmp_path, shared_embedding_cache):
+    """Keypoint calls that fail leave documents `incomplete` (written, not marked
+    ingested); ingest stops instead of waiting out every file; a later run with a
+    working endpoint finishes them."""
+    from kg.llm.client import LLMClient
+    from tests.fake_llm import FakeLLM
+    from tests.llm_server import ScriptedLLMServer, server_error
+
+    pages = sorted(WIKI.glob("*.txt"))[:4]
+    data = tmp_path / ".hopgraph"
+    settings = make_settings(data, shared_embedding_cache, ingest={"min_tokens": 16})
+    settings.llm.max_retries = 0
+    store = FalkorStore(data, graph="test")
+    store.ensure_schema()
+    with ScriptedLLMServer(responder=lambda body: server_error(500)) as server:
+        settings.llm.base_url = server.base_url
+        client = LLMClient.from_settings(settings, backoff_base=0.01)
+        first = run_ingest(settings, store, pages, client=client)
+        assert first["ingested"] == 0 and first["incomplete"] >= 1
+        assert first["incomplete"] < len(pages)  # it stopped early
+        server.responder = FakeLLM()
+        second = run_ingest(settings, store, pages, client=LLMClient.from_settings(settings))
+    assert second["failed"] == 0 and second["incomplete"] == 0
+    done = store.run_text("MATCH (d:Document) WHERE d.ingested = true RETURN count(d) AS n")[0]["n"]
+    assert done == len(pages)
+    assert store.counts()["nodes"].get("Keypoint", 0) > 0
+    store.close()
+    store.server.stop()
