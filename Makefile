@@ -33,10 +33,16 @@ demo: install
 test: install-test
 	$(BIN)/python -m pytest -q
 
+# Figures for the README; each script prints its own. Minutes, not seconds.
 bench: install-test
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/knn.py
 	$(BIN)/python bench/llm.py
+	$(BIN)/python bench/dedup.py
+	$(BIN)/python bench/walk.py
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/generate.py --latency 2.0
+	$(BIN)/python bench/calibrate_have.py
 
 clean:
 	rm -rf $(VENV) node_modules .hopgraph .hopgraph-demo out
