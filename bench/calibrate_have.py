@@ -2,7 +2,7 @@
 
 For each of the 100 HotpotQA train questions in ../shared/corpus/qa, the gold
 supporting paragraphs are the hops. We run the same entity-reachability test
-the offline verifier uses (builders.verify.answerable): the question's
+the offline verifier uses (builders.chains.verify.answerable): the question's
 entities are the start, each paragraph's spaCy entities are an evidence item,
 and the answer is reachable when some item names it. A gold hop is judged
 necessary when removing its paragraph makes the answer unreachable.
@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from builders.verify import answerable  # noqa: E402
-from kg.entities import EntityExtractor, normalize_entity  # noqa: E402
+from builders.chains.verify import answerable  # noqa: E402
+from kg.enrich.entities import EntityExtractor, normalize_entity  # noqa: E402
 
 QA = ROOT.parent / "shared" / "corpus" / "qa" / "hotpotqa" / "hotpotqa_train100_hipporag.json"
 

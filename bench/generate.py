@@ -114,7 +114,7 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="Print the result as JSON only.")
     args = ap.parse_args()
 
-    from builders.generate import run_generate
+    from builders.chains.generate import run_generate
     from kg.config import Settings
     from kg.llm.client import LLMClient
     from kg.pipeline import run_ingest

@@ -6,14 +6,14 @@ with a fresh data dir and a fresh embedding cache, and times each stage by
 wrapping the functions the pipeline calls, not by re-implementing it:
 
     parse        kg.ingest.read_document
-    chunking     kg.ingest.chunking.chunk_document, minus the embedding it asks for
+    chunking     kg.enrich.chunking.chunk_document, minus the embedding it asks for
     embedding    Embedder._encode_with_model (the SentenceTransformer encode), split by
                  caller: semantic chunking / chunk+image vectors / kNN
     embed cache  Embedder.encode minus the model (sha256 keys, SQLite cache)
     entities     EntityExtractor.extract_many (spaCy)
     keypoints    Ingestor._keypoints minus its graph writes (offline extractor)
     graph writes store.write   /  graph reads  store.run
-    knn          Ingestor.link_similar + kg.similarity.knn_pairs* (minus encode and store I/O)
+    knn          Ingestor.link_similar + kg.enrich.similarity.knn_pairs* (minus encode and store I/O)
     topics       Ingestor.topics_and_domain (minus store I/O)
     model load   SentenceTransformer + spaCy pipeline loading (one-off per process)
 
@@ -89,26 +89,26 @@ def patch(obj, name: str, timer: StageTimer, stage: str) -> None:
 
 def instrument(timer: StageTimer, store) -> list:
     """Wrap the functions run_ingest reaches. Returns the DocReports as they come."""
-    import kg.embeddings
-    import kg.entities
+    import kg.enrich.embeddings
+    import kg.enrich.entities
     import kg.ingest
-    import kg.ingest.chunking
-    import kg.ingest.references
-    import kg.similarity
+    import kg.enrich.chunking
+    import kg.enrich.references
+    import kg.enrich.similarity
     from kg.pipeline import Ingestor
 
     # Module attributes: Ingestor imports these inside its methods, at call time.
     patch(kg.ingest, "read_document", timer, "parse")
-    patch(kg.ingest.chunking, "chunk_document", timer, "chunking")
-    patch(kg.ingest.references, "resolve_references", timer, "references")
-    patch(kg.ingest.references, "caption_links", timer, "references")
-    patch(kg.similarity, "knn_pairs", timer, "knn")
-    patch(kg.similarity, "knn_pairs_incremental", timer, "knn")
-    patch(kg.embeddings, "_load_model", timer, "model load")
-    patch(kg.entities, "load_pipeline", timer, "model load")
-    patch(kg.embeddings.Embedder, "encode", timer, "embed cache")
-    patch(kg.embeddings.Embedder, "_encode_with_model", timer, "embedding")
-    patch(kg.entities.EntityExtractor, "extract_many", timer, "entities")
+    patch(kg.enrich.chunking, "chunk_document", timer, "chunking")
+    patch(kg.enrich.references, "resolve_references", timer, "references")
+    patch(kg.enrich.references, "caption_links", timer, "references")
+    patch(kg.enrich.similarity, "knn_pairs", timer, "knn")
+    patch(kg.enrich.similarity, "knn_pairs_incremental", timer, "knn")
+    patch(kg.enrich.embeddings, "_load_model", timer, "model load")
+    patch(kg.enrich.entities, "load_pipeline", timer, "model load")
+    patch(kg.enrich.embeddings.Embedder, "encode", timer, "embed cache")
+    patch(kg.enrich.embeddings.Embedder, "_encode_with_model", timer, "embedding")
+    patch(kg.enrich.entities.EntityExtractor, "extract_many", timer, "entities")
     patch(Ingestor, "_describe", timer, "describe")
     patch(Ingestor, "_keypoints", timer, "keypoints")
     patch(Ingestor, "link_similar", timer, "knn")

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg.similarity import knn_pairs  # noqa: E402
+from kg.enrich.similarity import knn_pairs  # noqa: E402
 
 
 def clustered_vectors(n: int, dim: int, clusters: int, noise: float, seed: int) -> np.ndarray:

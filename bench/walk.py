@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builders.corpus_view import CorpusView, EvidenceNode  # noqa: E402
-from builders.walkers import Walker  # noqa: E402
+from queries.corpus_view import CorpusView, EvidenceNode  # noqa: E402
+from builders.chains.walkers import Walker  # noqa: E402
 
 TYPES = ["text_chain", "image_initiated_chain", "text_initiated_chain",
          "parallel_visual_textual_fork", "multi_image_fork"]

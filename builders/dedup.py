@@ -4,7 +4,7 @@ After MiRAGE, whose pair score is 0.6 x cos(answer embeddings) + 0.4 x
 Jaccard(source chunks), with two changes that make it scale and stay stable:
 
 1. Candidates: exact kNN over the *question* embeddings (k neighbours each,
-   cosine >= q_min), computed in blocks by kg.similarity.knn_pairs, instead of
+   cosine >= q_min), computed in blocks by kg.enrich.similarity.knn_pairs, instead of
    all pairs. Two chains are only ever compared if their questions are close.
 2. Groups: every candidate edge is weighted by the MiRAGE pair score
        w(a, b) = alpha * cos(answer_a, answer_b) + (1 - alpha) * Jaccard(evidence_a, evidence_b)
@@ -96,8 +96,8 @@ def _rank_key(chain: dict[str, Any]) -> tuple:
 # ------------------------------------------------------------------ kNN
 def _knn(vectors: np.ndarray, ids: list[str], k: int, min_score: float) -> list[tuple[str, str, float]]:
     try:
-        from kg.similarity import knn_pairs
-    except ImportError:  # pragma: no cover - kg.similarity ships with hopgraph
+        from kg.enrich.similarity import knn_pairs
+    except ImportError:  # pragma: no cover - kg.enrich.similarity ships with hopgraph
         return _knn_numpy(vectors, ids, k, min_score)
     return knn_pairs(vectors, ids, k=k, min_score=min_score)
 
@@ -221,7 +221,7 @@ def find_duplicates(
 
 # ------------------------------------------------------------------ store
 def _make_embedder(settings: Any) -> Any:
-    from kg.embeddings import Embedder
+    from kg.enrich.embeddings import Embedder
 
     cache = settings.embeddings.cache_path(Path(settings.store.data_dir))
     return Embedder(settings.embeddings.model, cache_path=cache, batch_size=settings.embeddings.batch_size)

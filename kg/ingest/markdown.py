@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from kg.ids import sha256_bytes
-from kg.ingest.references import caption_label
+from kg.enrich.references import caption_label
 from kg.ingest.text import decode_utf8, make_title, read_bytes, save_asset
 from kg.models import Block, ImageRef, ParsedDocument
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pymupdf
 
 from kg.ids import sha256_bytes
-from kg.ingest.references import caption_label
+from kg.enrich.references import caption_label
 from kg.ingest.text import read_bytes, save_asset
 from kg.models import Block, ImageRef, IngestError, ParsedDocument
 

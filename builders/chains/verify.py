@@ -1,0 +1,190 @@
+"""Hop verification: is every hop needed, and is the question any good?
+
+Checks (DESIGN.md, "Verification"):
+
+* navigation: the bridge (or answer) of hop i appears in sub-question i+1;
+* context utility, after MC-Search's HAVE: with hop i's evidence removed the
+  main question must become unanswerable; a hop that fails is dropped (chain
+  shrunk) or the chain is rejected;
+* no shortcut: no single evidence item answers the main question alone;
+* faithful: the answer is supported by the evidence;
+* standalone: the question does not lean on context ("the figure above");
+* requires content: not answerable closed-book.
+
+Offline, "answerable" is decided by entity reachability: start from the
+entities the question names, and let every evidence item that mentions a
+known entity make all of its entities known (a bridge is exactly such a
+shared entity; a figure reference counts as one too). The question is
+answerable when the answer entity becomes known. Removing a necessary hop
+cuts that path. The LLM verifier asks the same questions of a model in one
+batched call per chain (kg/prompts/verify_chain.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from queries.corpus_view import CorpusView
+from builders.chains.verbalize import Draft, mentions_entity
+
+_DEICTIC = re.compile(
+    r"\b(the|this|that|these|those)\s+(figure|image|picture|table|passage|paragraph|text|excerpt|chart|diagram)"
+    r"\s+(above|below|shown)\b|\b(above|below|aforementioned)\s+(figure|image|table|passage|text|context)\b"
+    r"|\bthe (given|provided) (context|passage|text|image|figure|document)\b|\bas shown above\b",
+    re.IGNORECASE)
+
+
+@dataclass
+class Verification:
+    navigation: bool = True
+    necessary: list[bool] = field(default_factory=list)
+    no_shortcut: bool = True
+    faithful: bool = True
+    standalone: bool = True
+    requires_content: bool = True
+    method: str = "offline"
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return (self.navigation and all(self.necessary) and self.no_shortcut and self.faithful
+                and self.standalone and self.requires_content)
+
+    @property
+    def score(self) -> float:
+        """Share of checks passed, hop necessity counted per hop."""
+        flags = [self.navigation, self.no_shortcut, self.faithful, self.standalone, self.requires_content,
+                 *self.necessary]
+        return round(sum(flags) / len(flags), 4) if flags else 0.0
+
+    def first_failure(self) -> str:
+        if not self.navigation:
+            return "navigation: a bridge does not carry into the next sub-question"
+        if not all(self.necessary):
+            return f"hop {self.necessary.index(False)} not needed (question answerable without it)"
+        if not self.no_shortcut:
+            return "shortcut: one evidence item answers the question alone"
+        if not self.faithful:
+            return "answer not supported by the evidence"
+        if not self.standalone:
+            return "question does not stand alone"
+        if not self.requires_content:
+            return "answerable without the documents"
+        return ""
+
+
+def is_standalone(question: str) -> bool:
+    return not _DEICTIC.search(question)
+
+
+def navigation_ok(view: CorpusView, draft: Draft) -> bool:
+    """Hop i's bridge entity (or its answer) appears in sub-question i+1 of a serial chain."""
+    cand = draft.candidate
+    if cand.graph_type.endswith("fork"):
+        return True  # branches are parallel; the join is checked by HAVE
+    for i in range(len(cand.hops) - 1):
+        hop = cand.hops[i]
+        nxt = draft.hops[i + 1].sub_question
+        carried = draft.hops[i].answer.lower() in nxt.lower()
+        if hop.bridge_kind == "entity":
+            carried = carried or mentions_entity(view, hop.bridge, nxt)
+        elif hop.bridge_kind == "link":
+            carried = True  # a figure reference carries the chain, not a name
+        if not carried:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- offline HAVE
+def reachable(start: set[str], items: list[set[str]]) -> set[str]:
+    """Entities known after following every item that shares a known entity."""
+    known = set(start)
+    pending = [set(i) for i in items]
+    changed = True
+    while changed:
+        changed = False
+        for item in pending:
+            if item and (item & known) and not item <= known:
+                known |= item
+                changed = True
+    return known
+
+
+def answerable(question_entities: set[str], items: list[set[str]], answer: str) -> bool:
+    return answer in reachable(question_entities, items)
+
+
+def evidence_entities(view: CorpusView, draft: Draft) -> list[set[str]]:
+    """What each hop's evidence mentions; link bridges become a shared pseudo-entity."""
+    cand = draft.candidate
+    items = [set(view.mentions.get(h.node_id, ())) for h in cand.hops]
+    for i, hop in enumerate(cand.hops[:-1]):
+        if hop.bridge_kind == "link":
+            token = f"link:{hop.node_id}->{cand.hops[i + 1].node_id}"
+            items[i].add(token)
+            items[i + 1].add(token)
+    return items
+
+
+def question_entities(view: CorpusView, question: str, universe: set[str]) -> set[str]:
+    return {e for e in universe if mentions_entity(view, e, question)}
+
+
+def offline_verify(view: CorpusView, draft: Draft) -> Verification:
+    cand = draft.candidate
+    items = evidence_entities(view, draft)
+    universe = set().union(*items)
+    answer = cand.answer_entity
+    # Document titles and captions in the question only say where to look;
+    # the entities a reader can start from are those of the anchor statement.
+    seeds = question_entities(view, draft.anchor or draft.question, universe) - {answer}
+    if draft.hops and draft.hops[0].statement:
+        # The question quotes hop 0's statement (answer masked): that quote is
+        # itself an anchor that only hop 0's evidence matches.
+        items[0] = items[0] | {"quote:0"}
+        seeds.add("quote:0")
+    v = Verification()
+    v.navigation = navigation_ok(view, draft)
+    v.necessary = [not answerable(seeds, items[:i] + items[i + 1:], answer) for i in range(len(items))]
+    if not answerable(seeds, items, answer):
+        v.reasons.append("answer not reachable from the question through the evidence")
+        v.faithful = False
+    v.no_shortcut = not any(answer in item and (item & seeds) for item in items[:-1]) and not (
+        len(items) > 1 and (items[-1] & seeds))
+    last_text = view.nodes[cand.hops[-1].node_id].text
+    v.faithful = v.faithful and draft.answer.lower() in last_text.lower() and all(
+        h.answer.lower() in view.nodes[n.node_id].text.lower() or h.answer.lower() in h.statement.lower()
+        for h, n in zip(draft.hops, cand.hops))
+    v.standalone = is_standalone(draft.question)
+    v.requires_content = draft.answer.lower() not in draft.question.lower()
+    return v
+
+
+# ---------------------------------------------------------------- LLM verifier
+def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500) -> str:
+    lines = []
+    for i, hop in enumerate(draft.candidate.hops):
+        node = view.nodes[hop.node_id]
+        kind = "image description" if node.label == "Image" else "text"
+        lines.append(f"[{i}] ({kind}) {node.text[:max_chars]}")
+    return "\n".join(lines)
+
+
+def llm_verification(view: CorpusView, draft: Draft, reply) -> Verification:
+    """Combine the verifier's answers (ChainVerification) with the deterministic checks."""
+    n = len(draft.candidate.hops)
+    v = Verification(method="llm")
+    v.navigation = navigation_ok(view, draft)
+    without = list(reply.answerable_without)[:n]
+    if len(without) < n:  # a reply that skipped hops proves nothing for them
+        without += [True] * (n - len(without))
+        v.reasons.append("verifier returned fewer hop verdicts than hops")
+    v.necessary = [not w for w in without]
+    v.no_shortcut = not reply.single_item_answers
+    v.faithful = bool(reply.faithful)
+    v.standalone = bool(reply.standalone) and is_standalone(draft.question)
+    v.requires_content = not reply.closed_book_answerable
+    if getattr(reply, "reasons", ""):
+        v.reasons.append(str(reply.reasons)[:300])
+    return v

@@ -1,0 +1,1 @@
+"""The hopgraph command line (the only layer that imports kg, builders, queries and evaluate)."""

@@ -1,0 +1,105 @@
+"""Domain and expert persona of a corpus (MiRAGE §3.2): the persona phrases
+the questions the way the corpus's natural expert reader would ask them.
+
+- With an LLM client: one `domain_persona` request from the topic keywords
+  (and document titles when given); generator = the model.
+- Offline (client None), or when the request fails: built from the top
+  keywords, "documents about X, Y and Z" and "an expert reader of X and Y";
+  generator "offline". A failed request adds an "error" key to the result.
+
+Keyword ranking (offline): topics are taken in the order given (largest
+first, as kg.enrich.topics lists them); a keyword scores 1/(1+position) in every
+topic that lists it, so keywords that lead several topics win. Ties keep
+first appearance. Case-insensitive duplicates, one-character and purely
+numeric keywords are skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("hopgraph.domain")
+
+STAGE = "domain"
+OFFLINE = "offline"
+OFFLINE_VERSION = "offline-1"
+PROMPT_TOPICS = 20
+PROMPT_KEYWORDS = 10
+PROMPT_TITLES = 30
+
+
+def top_keywords(topic_keywords: list[list[str]], n: int = 3) -> list[str]:
+    """The n most representative keywords across topics (see the module docstring)."""
+    score: dict[str, float] = {}
+    surface: dict[str, str] = {}
+    order: dict[str, int] = {}
+    for keywords in topic_keywords or []:
+        seen_here: set[str] = set()
+        for pos, kw in enumerate(keywords or []):
+            text = _clean(kw)
+            key = text.lower()
+            if len(key) < 2 or re.fullmatch(r"[\d\W_]+", key) or key in seen_here:
+                continue
+            seen_here.add(key)
+            score[key] = score.get(key, 0.0) + 1.0 / (1 + pos)
+            surface.setdefault(key, text)
+            order.setdefault(key, len(order))
+    ranked = sorted(score, key=lambda k: (-score[k], order[k]))
+    return [surface[k] for k in ranked[:n]]
+
+
+def offline_domain_persona(topic_keywords: list[list[str]]) -> dict[str, Any]:
+    top = top_keywords(topic_keywords, 3)
+    if top:
+        domain = f"documents about {_join(top)}"
+        persona = f"an expert reader of {_join(top[:2])}"
+    else:
+        domain = "general documents"
+        persona = "an expert reader of these documents"
+    return {"domain": domain, "persona": persona, "generator": OFFLINE, "prompt_version": OFFLINE_VERSION}
+
+
+def infer_domain_persona(
+    topic_keywords: list[list[str]],
+    client: Any = None,
+    prompts_dir: Path | None = None,
+    titles: list[str] | None = None,
+) -> dict[str, Any]:
+    """{domain, persona, generator, prompt_version}; see the module docstring."""
+    offline = offline_domain_persona(topic_keywords)
+    if client is None:
+        return offline
+
+    from kg.llm.client import LLMRequest
+
+    lines = []
+    for i, keywords in enumerate((topic_keywords or [])[:PROMPT_TOPICS], 1):
+        kws = [_clean(k) for k in (keywords or [])[:PROMPT_KEYWORDS] if _clean(k)]
+        if kws:
+            lines.append(f"topic {i}: {', '.join(kws)}")
+    title_lines = [f"- {_clean(t)}" for t in (titles or [])[:PROMPT_TITLES] if _clean(t)]
+    request = LLMRequest.for_task(
+        "domain_persona", "generator", STAGE, prompts_dir=prompts_dir,
+        keywords="\n".join(lines) or "(none)", titles="\n".join(title_lines) or "(none given)",
+    )
+    (r,) = client.run_many([request])
+    domain = _clean(getattr(r.value, "domain", "")) if r.ok else ""
+    persona = _clean(getattr(r.value, "persona", "")) if r.ok else ""
+    if domain and persona:
+        return {"domain": domain, "persona": persona, "generator": r.model or "llm", "prompt_version": r.prompt_version}
+    reason = (r.error or "empty domain or persona") + (f": {r.detail}" if r.detail else "")
+    log.warning("domain/persona request failed (%s); using the keyword-based one", reason[:300])
+    return {**offline, "error": reason[:300]}
+
+
+def _clean(text: Any) -> str:
+    return re.sub(r"\s+", " ", str(text or "")).strip()
+
+
+def _join(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"

@@ -1,0 +1,319 @@
+"""`hopgraph generate`, offline path, on real PDFs in the embedded FalkorDB store.
+
+The corpus (FAA handbook page, Ki67 review, NIST SP 800-223) is ingested once
+for the module (slow: about a minute or more), then every test reads or tops up
+the same graph, in file order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PDF_DIR, needs_corpus
+
+pytestmark = [needs_corpus, pytest.mark.timeout(900)]
+
+PDFS = ["manual_faa_amt_handbook_sample.pdf", "med_ki67_breast_cancer_curroncol2023.pdf",
+        "report_nist_sp800-223_hpc_security.pdf"]
+IMAGE_TYPES = {"image_initiated_chain", "text_initiated_chain", "parallel_visual_textual_fork", "multi_image_fork"}
+N = 20
+
+
+class Quiet:
+    def print(self, *args, **kwargs):
+        pass
+
+
+def make_settings(data_dir: Path, n: int = N):
+    from kg.config import Settings
+
+    s = Settings()
+    s.store.data_dir = data_dir
+    s.generate.n = n
+    assert not s.llm_configured, "offline tests must not see an LLM endpoint"
+    return s
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """(settings, store) with the three PDFs ingested, offline."""
+    from kg.pipeline import run_ingest
+    from kg.store.falkor import FalkorStore
+
+    data_dir = tmp_path_factory.mktemp("gen_offline") / ".hopgraph"
+    settings = make_settings(data_dir)
+    store = FalkorStore(data_dir)
+    store.ensure_schema()
+    summary = run_ingest(settings, store, [PDF_DIR / p for p in PDFS], console=Quiet())
+    assert summary["ingested"] == 3, summary
+    yield settings, store
+    store.close()
+    store.server.stop()
+
+
+@pytest.fixture(scope="module")
+def generated(corpus):
+    from builders.chains.generate import run_generate
+
+    settings, store = corpus
+    report = run_generate(settings, store, console=Quiet())
+    return report
+
+
+def chains(store) -> list[dict]:
+    return [r["chain"] for r in store.run("chains_for_export")]
+
+
+HOPS = """
+MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)
+OPTIONAL MATCH (h)-[:USES]->(n) WHERE n:Chunk OR n:Image
+OPTIONAL MATCH (h)-[:BRIDGES]->(b:Entity)
+RETURN c.id AS chain_id, h {.*} AS hop, n.id AS evidence_id, labels(n)[0] AS evidence_label, b.id AS bridge_id
+"""
+
+
+def hops_by_chain(store) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for r in store.run_text(HOPS):
+        out[r["chain_id"]].append(r)
+    for rows in out.values():
+        rows.sort(key=lambda r: r["hop"]["index"])
+    return out
+
+
+def accepted(store) -> list[dict]:
+    return [c for c in chains(store) if c["status"] == "accepted"]
+
+
+def mentions_index(store) -> dict[str, set[str]]:
+    """Node id -> entity ids it MENTIONS; an image also gets its caption chunk's."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for r in store.run_text("MATCH (n)-[:MENTIONS]->(e:Entity) RETURN n.id AS n, e.id AS e"):
+        out[r["n"]].add(r["e"])
+    for r in store.run_text("MATCH (i:Image)-[:CAPTIONED_BY]->(c:Chunk) RETURN i.id AS i, c.id AS c"):
+        out[r["i"]] |= out.get(r["c"], set())
+    return out
+
+
+def without_quotes(text: str) -> str:
+    return re.sub(r'"[^"]*"', '""', text)
+
+
+# ---------------------------------------------------------------- the main run
+def test_generate_accepts_text_and_image_chains(corpus, generated):
+    settings, store = corpus
+    got = accepted(store)
+    assert len(got) == N, generated
+    by_type = Counter(c["graph_type"] for c in got)
+    assert by_type["text_chain"] >= 1, by_type
+    assert any(by_type[t] for t in IMAGE_TYPES), by_type
+    assert sum(generated["accepted_by_type"].values()) == N
+    for c in got:
+        assert c["generator"] == "offline"
+        assert json.loads(c["prompt_versions"]) == {"verbalize": "offline-1"}
+        assert c["verifier"] == "offline"
+        assert c["hops"] >= settings.generate.min_hops
+
+
+def test_every_hop_evidence_exists(corpus, generated):
+    _, store = corpus
+    nodes = {r["id"] for r in store.run_text("MATCH (n) WHERE n:Chunk OR n:Image RETURN n.id AS id")}
+    hops = hops_by_chain(store)
+    for c in chains(store):
+        rows = hops[c["id"]]
+        assert [r["hop"]["index"] for r in rows] == list(range(c["hops"])), c["id"]
+        for r, evidence_id in zip(rows, c["evidence_ids"]):
+            assert r["evidence_id"] == evidence_id == r["hop"]["evidence_id"]
+            assert evidence_id in nodes
+            assert r["evidence_label"] == r["hop"]["evidence_label"]
+
+
+def test_consecutive_hops_share_their_bridge(corpus, generated):
+    _, store = corpus
+    mentions = mentions_index(store)
+    links = defaultdict(set)
+    for r in store.run_text("MATCH (a)-[:REFERENCES|CAPTIONED_BY]-(b) RETURN a.id AS a, b.id AS b"):
+        links[r["a"]].add(r["b"])
+    hops = hops_by_chain(store)
+    checked = 0
+    for c in accepted(store):
+        rows = hops[c["id"]]
+        for i, r in enumerate(rows):
+            hop = r["hop"]
+            if hop["bridge_kind"] == "entity":
+                ent = hop["bridge_id"]
+                assert r["bridge_id"] == ent, "the Hop has a BRIDGES edge to its entity"
+                assert ent in mentions[hop["evidence_id"]], (c["id"], i, ent)
+                if i + 1 < len(rows):
+                    assert ent in mentions[rows[i + 1]["hop"]["evidence_id"]], (c["id"], i, ent)
+                checked += 1
+            elif hop["bridge_kind"] == "link":
+                assert rows[i + 1]["hop"]["evidence_id"] in links[hop["evidence_id"]]
+        if not c["graph_type"].endswith("fork"):
+            assert all(r["hop"]["bridge_kind"] in ("entity", "link") for r in rows[:-1]), c["id"]
+    assert checked
+
+
+def test_questions_are_questions_and_structures_validate(corpus, generated):
+    from builders.chains.structure import build_structure
+
+    _, store = corpus
+    hops = hops_by_chain(store)
+    for c in accepted(store):
+        for text in [c["question"], *(r["hop"]["sub_question"] for r in hops[c["id"]])]:
+            assert text.strip().endswith("?"), text
+            assert "___" not in without_quotes(text), text
+        assert c["answer"] and c["answer"].lower() not in without_quotes(c["question"]).lower()
+        edges = [tuple(e) for e in json.loads(c["structure"])]
+        build_structure(c["hops"], edges)  # raises StructureError if broken
+        assert all(r["hop"]["necessary"] and r["hop"]["necessity_checked"] for r in hops[c["id"]])
+
+
+def test_generated_chains_pass_every_cypher_audit(corpus, generated):
+    """What generate writes back is what the audits re-check: no accepted chain may fail one."""
+    from queries.audit import run_audits
+
+    _, store = corpus
+    results = run_audits(store)
+    offending = {r["audit"]: r["examples"] for r in results["audits"] if r["accepted_violations"]}
+    assert not results["failed"], offending
+
+
+def test_rejected_chains_say_why(corpus, generated):
+    _, store = corpus
+    for c in chains(store):
+        assert (c["status"] == "rejected") == bool(c["reject_reason"]), c
+
+
+# ---------------------------------------------------------------- HAVE
+def _view(store):
+    from queries.corpus_view import load_corpus_view
+
+    return load_corpus_view(store)
+
+
+def _planted_redundant(view):
+    """A 3-hop text chain A -> B -> C whose middle hop B is redundant: A and C share an entity directly.
+
+    Returns (candidate, draft, verification) of the first such chain that verbalizes.
+    """
+    from builders.chains.verbalize import OfflineVerbalizer
+    from builders.chains.verify import offline_verify
+    from builders.chains.walkers import Candidate, Hop, Walker
+    import random
+
+    walker = Walker(view, random.Random(0))
+    verbalizer = OfflineVerbalizer(view)
+    usable = {c: set(walker.usable_entities(c)) for c in walker.chunks}
+    chunks = sorted(usable)
+    tried = 0
+    for a in chunks:
+        for c in chunks:
+            if c == a or not (usable[a] & usable[c]) or view.nodes[a].doc_id != view.nodes[c].doc_id:
+                continue
+            for b in chunks:
+                if b in (a, c):
+                    continue
+                ys = sorted(usable[a] & usable[b] - usable[c])
+                zs = sorted(usable[b] & usable[c] - usable[a])
+                if not ys or not zs:
+                    continue
+                answers = sorted(view.mentions[c] - view.mentions[a] - view.mentions[b])
+                if not answers:
+                    continue
+                tried += 1
+                cand = Candidate("text_chain", [Hop(a, "Chunk", ys[0], "entity"), Hop(b, "Chunk", zs[0], "entity"),
+                                                Hop(c, "Chunk")], [(0, 1), (1, 2), (2, 3)], answers[0])
+                draft = verbalizer.verbalize(cand)
+                if draft.error:
+                    continue
+                v = offline_verify(view, draft)
+                if v.navigation and v.necessary == [True, False, True]:
+                    return cand, draft, v
+                if tried > 3000:
+                    return None
+    return None
+
+
+def test_have_shrinks_or_rejects_a_planted_redundant_hop(corpus, generated):
+    from builders.chains.generate import _offline_one
+    from builders.chains.verbalize import OfflineVerbalizer
+
+    _, store = corpus
+    view = _view(store)
+    planted = _planted_redundant(view)
+    assert planted is not None, "no redundant-hop chain could be planted in this corpus"
+    cand, draft, v = planted
+    assert not v.passed and v.first_failure().startswith("hop 1 not needed")
+    assert v.necessary == [True, False, True]
+    outcome = _offline_one(view, OfflineVerbalizer(view), cand, 2, len(cand.hops))
+    if outcome.status == "accepted":
+        kept = outcome.draft.candidate
+        assert len(kept.hops) == 2 and outcome.shrunk_from == 3
+        assert cand.hops[1].node_id not in kept.node_ids, "the redundant hop was dropped"
+        assert all(outcome.verification.necessary)
+    else:
+        assert outcome.status == "rejected" and outcome.reason
+    # With min_hops=3 there is no room to shrink: the chain must be rejected.
+    strict = _offline_one(view, OfflineVerbalizer(view), cand, 3, len(cand.hops))
+    assert strict.status == "rejected"
+    assert "not needed" in strict.reason or not strict.verification.no_shortcut
+
+
+def test_have_keeps_a_chain_whose_hops_are_all_needed(corpus, generated):
+    import random
+
+    from builders.chains.generate import _offline_one
+    from builders.chains.verbalize import OfflineVerbalizer
+    from builders.chains.verify import offline_verify
+    from builders.chains.walkers import Walker
+
+    _, store = corpus
+    view = _view(store)
+    walker = Walker(view, random.Random(3), min_hops=3, max_hops=3)
+    verbalizer = OfflineVerbalizer(view)
+    for _ in range(2000):
+        cand = walker.sample("text_chain")
+        if cand is None:
+            continue
+        draft = verbalizer.verbalize(cand)
+        if draft.error:
+            continue
+        v = offline_verify(view, draft)
+        if v.passed:
+            break
+    else:
+        pytest.fail("no 3-hop text chain with every hop needed found")
+    assert all(v.necessary) and len(v.necessary) == 3
+    outcome = _offline_one(view, verbalizer, cand, 2, len(cand.hops))
+    assert outcome.status == "accepted"
+    assert outcome.draft.candidate.id == cand.id and outcome.shrunk_from == 0
+    # Dropping any hop breaks the path from the question to the answer.
+    mentions = [view.mentions[h.node_id] for h in cand.hops]
+    assert not (mentions[0] & mentions[2]), "hop 0 and hop 2 share no entity: hop 1 is the only way through"
+
+
+# ---------------------------------------------------------------- resumability
+def test_rerun_adds_nothing_and_raising_n_tops_up(corpus, generated):
+    from builders.chains.generate import run_generate
+
+    settings, store = corpus
+    before = Counter(c["status"] for c in chains(store))
+    ids_before = {c["id"] for c in chains(store)}
+    report = run_generate(settings, store, console=Quiet())
+    assert report["accepted_by_type"] == {} and report["accepted_before"] == N
+    assert Counter(c["status"] for c in chains(store)) == before
+
+    settings.generate.n = N + 6
+    report = run_generate(settings, store, console=Quiet())
+    after = chains(store)
+    assert sum(report["accepted_by_type"].values()) == 6
+    assert sum(c["status"] == "accepted" for c in after) == N + 6
+    assert ids_before <= {c["id"] for c in after}
+    assert len({c["id"] for c in after}) == len(after), "chain ids are unique"
+    assert len({c["seq"] for c in after}) == len(after), "seq numbers are unique"

@@ -1,0 +1,298 @@
+"""Keypoint extraction against the scripted OpenAI-compatible server, through the real LLMClient."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.config import LLMConfig
+from kg.ids import content_id
+from kg.enrich.keypoints import (
+    EntityMatcher,
+    extract_keypoints,
+    is_self_contained,
+    split_sentences,
+    stated_by,
+)
+from kg.llm import LLMClient
+
+try:
+    from tests.llm_server import ScriptedLLMServer, malformed, refusal
+except ImportError:  # tests/ on sys.path instead of the repo root
+    from llm_server import ScriptedLLMServer, malformed, refusal  # type: ignore[no-redef]
+
+pytestmark = pytest.mark.timeout(60)
+
+CHUNKS = [
+    {"id": "c1", "text": "The Eiffel Tower stands in Paris. It was finished in 1889 for the World's Fair.",
+     "entities": ["eiffel tower", "paris"]},
+    {"id": "c2", "text": "Gustave Eiffel's company designed and built the tower.", "entities": ["gustave eiffel"]},
+    {"id": "c3", "text": "The Statue of Liberty was also engineered by Gustave Eiffel.",
+     "entities": ["statue of liberty", "gustave eiffel"]},
+]
+IMAGES = [
+    {"id": "im1",
+     "description": "Bar chart of yearly visitors to the Eiffel Tower, rising to 7 million visitors in 2015.",
+     "caption": "Figure 2: Visitors to the Eiffel Tower per year.",
+     "nearby_text": "The Eiffel Tower received 7 million visitors in 2015, its record year."},
+]
+NAMES = {
+    "eiffel tower": ["Eiffel Tower"],
+    "paris": ["Paris"],
+    "gustave eiffel": ["Gustave Eiffel", "Eiffel"],
+    "statue of liberty": ["Statue of Liberty"],
+}
+REPLIES = {
+    "The Eiffel Tower stands in Paris": [
+        "The Eiffel Tower stands in Paris.",
+        "It was finished in 1889.",  # pronoun-led: dropped
+        "The Eiffel Tower was finished in 1889 for the World's Fair in Paris.",
+    ],
+    "Gustave Eiffel's company": [
+        "Gustave Eiffel's company designed the Eiffel Tower.",
+        "They also built the Eiffel Tower.",  # pronoun-led: dropped
+        "These engineers were famous.",  # vague reference: dropped
+    ],
+    "Statue of Liberty": ["Gustave Eiffel engineered the Statue of Liberty."],
+    "Bar chart of yearly visitors": [
+        "The Eiffel Tower received 7 million visitors in 2015.",  # also in the nearby text -> modality text
+        "The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015.",  # image only
+    ],
+}
+
+
+def user_text(body: dict) -> str:
+    parts = []
+    for m in body.get("messages", []):
+        if m.get("role") != "user":
+            continue
+        c = m.get("content")
+        parts.append(c if isinstance(c, str) else " ".join(p.get("text", "") for p in c if p.get("type") == "text"))
+    return "\n".join(parts)
+
+
+def system_text(body: dict) -> str:
+    return "\n".join(m["content"] for m in body.get("messages", []) if m.get("role") == "system")
+
+
+def responder(body: dict):
+    assert "You extract facts" in system_text(body), "only keypoints requests expected"
+    text = user_text(body)
+    for marker, kps in REPLIES.items():
+        if marker in text:
+            return {"keypoints": kps}
+    return {"keypoints": []}
+
+
+@pytest.fixture
+def server():
+    with ScriptedLLMServer(responder) as s:
+        yield s
+
+
+@pytest.fixture
+def client(server, tmp_path):
+    c = LLMClient(LLMConfig(concurrency=4, timeout=5.0, max_retries=1), base_url=server.base_url,
+                  cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
+    yield c
+    c.close()
+
+
+def by_text(result):
+    return {k["text"]: k for k in result.keypoints}
+
+
+def test_llm_keypoints_rows_mentions_and_filters(server, client):
+    res = extract_keypoints(CHUNKS, IMAGES, client=client, entity_names=NAMES)
+    assert res.failures == []
+    assert len(server.chat_requests) == 4  # one per chunk, one per described image
+    kps = by_text(res)
+    assert set(kps) == {
+        "The Eiffel Tower stands in Paris.",
+        "The Eiffel Tower was finished in 1889 for the World's Fair in Paris.",
+        "Gustave Eiffel's company designed the Eiffel Tower.",
+        "Gustave Eiffel engineered the Statue of Liberty.",
+        "The Eiffel Tower received 7 million visitors in 2015.",
+        "The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015.",
+    }
+    for text, row in kps.items():
+        assert row["id"] == content_id(row["source_id"], text)
+        assert row["generator"] == "gpt-4o-mini"
+        assert len(row["prompt_version"]) == 12
+    # HAS_KEYPOINT from the right source and label
+    edges = {(e["s"], e["d"], e["source_label"]) for e in res.has_keypoint}
+    assert ("c1", kps["The Eiffel Tower stands in Paris."]["id"], "Chunk") in edges
+    assert ("im1", kps["The Eiffel Tower received 7 million visitors in 2015."]["id"], "Image") in edges
+    assert len(res.has_keypoint) == len(res.keypoints)
+    # MENTIONS from keypoints to entities, with counts
+    mentions = {(m["s"], m["d"]): m["count"] for m in res.mentions}
+    k = kps["Gustave Eiffel's company designed the Eiffel Tower."]["id"]
+    assert mentions[(k, "gustave eiffel")] == 1
+    assert mentions[(k, "eiffel tower")] == 1
+    k = kps["The Eiffel Tower was finished in 1889 for the World's Fair in Paris."]["id"]
+    assert mentions[(k, "eiffel tower")] == 1 and mentions[(k, "paris")] == 1
+    # an entity the chunk's own list did not name is still found (entity_names is global)
+    k = kps["Gustave Eiffel engineered the Statue of Liberty."]["id"]
+    assert {d for (s, d) in mentions if s == k} == {"gustave eiffel", "statue of liberty"}
+
+
+def test_crossmodal_relabelling(client):
+    res = extract_keypoints([], IMAGES, client=client, entity_names=NAMES)
+    kps = by_text(res)
+    stated = kps["The Eiffel Tower received 7 million visitors in 2015."]
+    visual = kps["The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015."]
+    assert stated["modality"] == "text" and stated["source_id"] == "im1"
+    assert visual["modality"] == "image"
+    assert res.relabelled == [stated["id"]]
+
+
+def test_rerun_hits_the_cache(server, client):
+    first = extract_keypoints(CHUNKS, IMAGES, client=client, entity_names=NAMES)
+    n = len(server.chat_requests)
+    second = extract_keypoints(CHUNKS, IMAGES, client=client, entity_names=NAMES)
+    assert len(server.chat_requests) == n
+    assert second.keypoints == first.keypoints and second.mentions == first.mentions
+    assert client.accounting.of("keypoints", "generator").cache_hits == n
+
+
+def test_failed_source_is_recorded_and_others_succeed(server, client):
+    def flaky(body):
+        text = user_text(body)
+        if "Gustave Eiffel's company" in text:
+            return refusal()
+        if "Statue of Liberty" in text:
+            return malformed()  # the repair request gets the same: fails after one repair
+        return responder(body)
+
+    server.responder = flaky
+    res = extract_keypoints(CHUNKS, [], client=client, entity_names=NAMES)
+    failed = dict(res.failures)
+    assert set(failed) == {"c2", "c3"}
+    assert failed["c2"].startswith("refusal")
+    assert failed["c3"].startswith("invalid json")
+    assert {k["source_id"] for k in res.keypoints} == {"c1"}  # nothing faked for failed sources
+
+    # The rerun asks again only for the failed sources; c1 comes from the cache.
+    server.responder = responder
+    before = len(server.chat_requests)
+    again = extract_keypoints(CHUNKS, [], client=client, entity_names=NAMES)
+    assert again.failures == []
+    assert len(server.chat_requests) - before == 2
+    assert {k["source_id"] for k in again.keypoints} == {"c1", "c2", "c3"}
+
+
+def test_offline_sentences_carry_entities_and_send_nothing(server):
+    chunks = [
+        {"id": "c1", "text": "The Eiffel Tower stands in Paris. Short one. Nothing named in this long sentence at all.",
+         "entities": ["eiffel tower", "paris"]},
+        {"id": "c2", "text": "Eiffel's firm built it. Gustave Eiffel was born in Dijon in 1832.",
+         "entities": ["gustave eiffel"]},
+    ]
+    res = extract_keypoints(chunks, IMAGES, client=None, entity_names=NAMES)
+    assert server.chat_requests == []
+    texts = {(k["source_id"], k["text"]) for k in res.keypoints}
+    assert ("c1", "The Eiffel Tower stands in Paris.") in texts
+    assert ("c2", "Gustave Eiffel was born in Dijon in 1832.") in texts
+    assert not any("Nothing named" in t or t == "Short one." for _, t in texts)
+    assert all(k["generator"] == "offline" for k in res.keypoints)
+    assert res.failures == []
+    # the image description's sentence that names an entity becomes an image keypoint
+    im = [k for k in res.keypoints if k["source_id"] == "im1"]
+    assert len(im) == 1 and im[0]["modality"] == "image"
+    k = next(k["id"] for k in res.keypoints if k["text"] == "The Eiffel Tower stands in Paris.")
+    assert {(m["d"], m["count"]) for m in res.mentions if m["s"] == k} == {("eiffel tower", 1), ("paris", 1)}
+
+
+def test_offline_caption_description_is_text_modality():
+    """A description built from the caption (no vision model) restates the text: its keypoints are text facts."""
+    image = {"id": "im2", "caption": "Figure 1: The Eiffel Tower at night.",
+             "nearby_text": "The Eiffel Tower is lit by 20,000 bulbs every night.",
+             "description": "Figure 1: The Eiffel Tower at night. The Eiffel Tower is lit by 20,000 bulbs every night."}
+    res = extract_keypoints([], [image], entity_names=NAMES)
+    assert [k["modality"] for k in res.keypoints] == ["text", "text"]
+    assert res.has_keypoint[0]["source_label"] == "Image"
+
+
+def test_offline_without_entity_names_uses_ids():
+    res = extract_keypoints([{"id": "c", "text": "Several GPUs trained the network for a week.", "entities": ["gpu"]}], [])
+    assert [k["text"] for k in res.keypoints] == ["Several GPUs trained the network for a week."]
+    assert res.mentions == [{"s": res.keypoints[0]["id"], "d": "gpu", "count": 1}]
+
+
+def test_max_per_source_and_duplicates(server, client):
+    server.responder = lambda body: {"keypoints": [f"The Eiffel Tower fact number {i} is true." for i in range(12)]
+                                     + ["The Eiffel Tower fact number 0 is true."]}
+    res = extract_keypoints(CHUNKS[:1], [], client=client, entity_names=NAMES, max_per_source=5)
+    assert len(res.keypoints) == 5 and len({k["id"] for k in res.keypoints}) == 5
+
+
+def test_user_prompt_override(server, client, tmp_path):
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "keypoints.md").write_text(
+        "---system---\nYou extract facts, custom.\n---user---\nPassage: $text ($title / $section)\n", encoding="utf-8")
+    res = extract_keypoints(CHUNKS[:1], [], client=client, prompts_dir=prompts, entity_names=NAMES)
+    assert "custom" in system_text(server.chat_requests[-1].body)
+    assert res.keypoints and all(k["prompt_version"] != "" for k in res.keypoints)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("It was built in 1889.", False),
+    ("This tower is tall.", False),
+    ("They built it.", False),
+    ("These results hold.", False),
+    ("Its height is 330 m.", False),
+    ("- Those are red.", False),
+    ("The tower is tall.", True),
+    ("There are 1,665 steps in the Eiffel Tower.", True),
+    ("Thisbe is a character in Ovid.", True),
+    ("42% of visitors climb the Eiffel Tower.", True),
+])
+def test_is_self_contained(text, expected):
+    assert is_self_contained(text) is expected
+
+
+def test_split_sentences_keeps_abbreviations():
+    text = "The tower (Fig. 3) is tall. Dr. J. Smith measured it, e.g. with lasers. 12 teams agreed!"
+    assert split_sentences(text) == [
+        "The tower (Fig. 3) is tall.",
+        "Dr. J. Smith measured it, e.g. with lasers.",
+        "12 teams agreed!",
+    ]
+
+
+def test_stated_by_rule():
+    assert stated_by("The Eiffel Tower received 7 million visitors in 2015.",
+                     "In 2015 the Eiffel Tower received 7 million visitors.")
+    assert not stated_by("The Eiffel Tower received 7 million visitors in 2015.", "The Eiffel Tower is in Paris.")
+    assert not stated_by("Paris.", "Paris is in France.")  # too little to judge
+
+
+def test_entity_matcher_boundaries_plurals_and_aliases():
+    m = EntityMatcher({"gpu": ["GPU"], "faa": ["FAA", "Federal Aviation Administration"], "c++": ["C++"]})
+    counts = m.counts("The FAA's GPUs; the Federal  Aviation Administration uses C++ and a GPU. GPUX and faaX are not.")
+    assert counts == {"faa": 2, "gpu": 2, "c++": 1}
+
+
+def test_batched_keypoints_pack_several_passages_per_call(tmp_path):
+    """keypoints_batch: 20 passages at 8 per call cost 3 calls; a passage the reply
+    leaves out is a failure of that passage alone, and is not faked."""
+    import re as _re
+
+    def batch_responder(body):
+        text = user_text(body)
+        indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", text, flags=_re.MULTILINE)]
+        passages = [{"index": i, "keypoints": [f"The Eiffel Tower fact {i} holds in batch."]}
+                    for i in indices if not ("Skip me." in text.split(f"[{i}] ")[1].split("\n[")[0])]
+        return {"passages": passages}
+
+    chunks = [{"id": f"c{i}", "text": f"Passage {i} about the Eiffel Tower." + (" Skip me." if i == 5 else ""),
+               "entities": ["eiffel tower"]} for i in range(20)]
+    with ScriptedLLMServer(batch_responder) as srv:
+        c = LLMClient(LLMConfig(concurrency=4, timeout=5.0, max_retries=1), base_url=srv.base_url,
+                      cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
+        res = extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8)
+        c.close()
+        assert len(srv.chat_requests) == 3
+    assert [f[0] for f in res.failures] == ["c5"]
+    assert len(res.keypoints) == 19
+    assert {k["source_id"] for k in res.keypoints} == {f"c{i}" for i in range(20)} - {"c5"}
