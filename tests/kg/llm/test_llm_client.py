@@ -19,7 +19,8 @@ from kg.llm import (
     extract_json,
     parse_reply,
 )
-from kg.llm.client import TokenBucket, _retry_after, estimate_tokens
+from kg.llm.classify import retry_after as _retry_after
+from kg.llm.client import TokenBucket, estimate_tokens
 from kg.llm.structured import ReplyError
 
 try:
