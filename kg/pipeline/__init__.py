@@ -32,7 +32,7 @@ ASSET_EXTENSIONS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".
 @dataclass
 class DocReport:
     path: str
-    status: str  # ingested | unchanged | failed
+    status: str  # ingested | partial (linked, some LLM calls failed) | unchanged | failed
     reason: str = ""
     doc_id: str = ""
     pages: int = 0
@@ -163,16 +163,21 @@ class Ingestor:
     def _finish_document(self, report: DocReport, chunks, parsed, descriptions, mentions) -> None:
         n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
         report.keypoints = n_kp
-        failures = len(getattr(descriptions, "failures", [])) + kp_failures
+        failures = list(getattr(descriptions, "failures", [])) + kp_failures
         if failures:
-            # Not marked ingested: the next run redoes this document, paying
-            # only for the calls that failed (the rest come from the LLM cache).
-            report.status = "incomplete"
-            report.llm_failures = failures
-            if kp_failures and n_kp == 0:
+            # Linked like any document (kNN, topics) so the rest of the pipeline
+            # runs, but marked partial: the next run redoes it, paying only for
+            # the calls that failed (the rest come from the LLM cache).
+            report.status = "partial"
+            report.llm_failures = len(failures)
+            report.reason = _failure_summary(failures)
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": True,
+                                                   "partial_reason": report.reason}])
+            if (kp_failures and n_kp == 0) or getattr(self.client, "endpoint_down", False):
                 self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
         else:
-            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True}])
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": False,
+                                                   "partial_reason": ""}])
             report.status = "ingested"
 
     def warm_up(self) -> None:
@@ -262,9 +267,9 @@ class Ingestor:
         self.store.write("document_mentions", [{"s": doc_id, "d": r["id"], "count": 1, "source": "metadata"}
                                                for r in rows], key=None)
 
-    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, int]:
+    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, list[tuple[str, str]]]:
         if not self.do_keypoints:
-            return 0, 0
+            return 0, []
         from kg.enrich.keypoints import extract_keypoints
 
         names: dict[str, list[str]] = {}
@@ -287,7 +292,7 @@ class Ingestor:
         self.store.write("image_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Image"],
                          key=None)
         self.store.write("keypoint_mentions", result.mentions, key=None)
-        return len(result.keypoints), len(result.failures)
+        return len(result.keypoints), list(result.failures)
 
     def vectors(self, items: list[dict]) -> np.ndarray:
         """Embeddings of chunks and images, one L2-normalised row per item.
@@ -446,7 +451,8 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
             reports.append(DocReport(str(path), "failed", f"cannot read: {exc.strerror or exc}"))
             continue
         doc_id = sha256_bytes(data)[:16]
-        if done.get(doc_id, {}).get("ingested"):
+        state = done.get(doc_id, {})
+        if state.get("ingested") and not state.get("partial"):
             reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
         else:
             todo.append((path, doc_id, len(data)))
@@ -471,16 +477,20 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
             if client is not None and client.budget_exhausted:
                 console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
                 break
+            if client is not None and getattr(client, "endpoint_down", False):
+                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
+                break
             if ingestor.llm_down:
                 console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
                               "Work done is saved; re-run to continue.")
                 break
     ingestor.close()
     reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
-    new = [r for r in reports if r.status in ("ingested", "incomplete")]
+    new = [r for r in reports if r.status in ("ingested", "partial")]
     summary = {"files": len(files) + len(problems), "ingested": sum(r.status == "ingested" for r in reports),
                "unchanged": sum(r.status == "unchanged" for r in reports),
-               "incomplete": sum(r.status == "incomplete" for r in reports),
+               "partial": sum(r.status == "partial" for r in reports),
+               "endpoint_down": bool(client is not None and getattr(client, "endpoint_down", False)),
                "failed": sum(r.status == "failed" for r in reports)}
     summary["similar_to"] = ingestor.link_similar()
     if summary["similar_to"] or new:
@@ -583,14 +593,20 @@ def _log_traceback(settings: Settings, path: Path) -> None:
         fh.write(f"--- {path}\n{traceback.format_exc()}\n")
 
 
+def _failure_summary(failures: list[tuple[str, str]]) -> str:
+    """"3 x server error; 1 x unusable reply" from (source id, reason) pairs."""
+    counts = Counter(reason.split(":")[0].strip() or "error" for _, reason in failures)
+    return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(3))
+
+
 def _print_report(console, reports: list[DocReport], summary: dict) -> None:
     for r in reports:
         if r.status == "failed":
             console.print(f"[red]failed[/red] {r.path}: {r.reason}", highlight=False)
-        elif r.status == "incomplete":
-            console.print(f"[yellow]incomplete[/yellow] {r.path}: {r.llm_failures} LLM calls failed; "
-                          "re-run to retry only those", highlight=False)
-        if r.status in ("ingested", "incomplete"):
+        elif r.status == "partial":
+            console.print(f"[yellow]partial[/yellow] {r.path}: {r.llm_failures} LLM calls failed ({r.reason}); "
+                          "linked into the graph without them; re-run to retry only those", highlight=False)
+        if r.status in ("ingested", "partial"):
             console.print(
                 f"{'ok' if r.status == 'ingested' else 'partial'} {r.path}: {r.pages} pages, {r.chunks} chunks ({r.tables} tables), "
                 f"{r.images_kept} images kept / {r.images_skipped} skipped, "
@@ -600,5 +616,5 @@ def _print_report(console, reports: list[DocReport], summary: dict) -> None:
                 console.print(f"  warning {r.path}: {w}", highlight=False)
     console.print(
         f"ingest: {summary['ingested']} new, {summary['unchanged']} unchanged, {summary['failed']} failed, "
-        f"{summary['incomplete']} incomplete; "
+        f"{summary['partial']} partial; "
         f"{summary['similar_to']} SIMILAR_TO edges; {summary.get('topics', 0)} topics", highlight=False)
