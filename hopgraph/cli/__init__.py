@@ -390,6 +390,11 @@ def export_graph(
     out.print(f"wrote {report['nodes']} nodes and {report['edges']} edges to {path}")
 
 
+from hopgraph.cli.llm import llm_app  # noqa: E402  (its commands import `state` from here)
+
+app.add_typer(llm_app, name="llm")
+
+
 def main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

@@ -15,8 +15,9 @@ only repeats it, so the class decides:
   model is text-only.
 - "context": the prompt does not fit the context window: fail now, so the
   caller can send something smaller.
-- "rejected": any other 4xx, or a 5xx whose body names validation, a schema
-  or an unsupported parameter: fail now, never retried.
+- "rejected": any other 4xx (a 429 for an exhausted quota too), or a 5xx
+  whose body names validation, a schema or an unsupported parameter: fail
+  now, never retried.
 
 tests/kg/llm/error_shapes.py holds the recorded bodies this is tested on.
 """
@@ -36,20 +37,24 @@ OVERLOAD_STATUSES = frozenset({429, 503, 529})
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output", "guided_json",
                  "guided decoding", "grammar")
 _VISION_WORDS = ("image", "vision", "multimodal", "multi-modal", 'not "list"', "not 'list'", "content must be a string",
-                 "expected string", "str type expected", "input should be a valid string")
+                 "expected string", "str type expected", "input should be a valid string", "cannot unmarshal array")
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context window", "too many tokens",
                   "prompt is too long", "exceeds the available context", "n_ctx")
 _DETERMINISTIC_WORDS = ("validation", "invalid", "unsupported", "not supported", "unknown parameter",
                         "unrecognized", "extra inputs", "extra_forbidden", "literal_error", "schema",
                         "is not allowed", "not implemented", "does not support")
+# A 429 that waiting does not cure: the account is out of credit.
+_QUOTA_WORDS = ("insufficient_quota", "exceeded your current quota", "billing")
 
 
 def classify_status(status: int, text: str, with_images: bool, format_in_request: bool) -> ErrorClass:
     """The class of an HTTP error; `text` is the error message and body."""
-    t = text.lower()
+    t = text.lower().replace('\\"', '"')  # the body arrives JSON-encoded too
     named_format = format_in_request and any(w in t for w in _FORMAT_WORDS)
     named_vision = with_images and any(w in t for w in _VISION_WORDS)
     named_context = any(w in t for w in _CONTEXT_WORDS)
+    if status == 429 and any(w in t for w in _QUOTA_WORDS):
+        return "rejected"
     if status in OVERLOAD_STATUSES and not (named_format or named_vision or named_context):
         return "overloaded"
     deterministic = (400 <= status < 500 and status not in (408, 429)) or named_format or named_vision \
@@ -78,10 +83,11 @@ def status_reason(status: int, error_class: ErrorClass) -> str:
     """The short failure reason of an HTTP error that ended a request."""
     if error_class == "context":
         return "prompt too long"
+    if error_class == "rejected":
+        # a 5xx or 429 that no retry cures says so; a plain 4xx keeps its code
+        return f"rejected (http {status})" if status >= 500 or status == 429 else f"http {status}"
     if status == 429:
         return "rate limited"
-    if error_class == "rejected" and status >= 500:
-        return f"rejected (http {status})"  # a 5xx that is not worth a retry
     if status >= 500:
         return "server error"
     return f"http {status}"

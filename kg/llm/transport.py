@@ -117,9 +117,13 @@ class Transport:
         retries = 0
         requests = 0
         while True:
-            if self.breaker.open:
-                raise _Failure(ENDPOINT_DOWN, self.down_message(), requests=requests)
             async with self.limiter:
+                # Checked after the wait for a slot: what the calls ahead of
+                # this one learned (endpoint gone, model text-only) applies.
+                if self.breaker.open:
+                    raise _Failure(ENDPOINT_DOWN, self.down_message(), requests=requests)
+                if has_images(messages) and self.profile.is_text_only(model):
+                    raise _Failure(VISION_UNSUPPORTED, f"{model} reads no images", requests=requests)
                 if state.rpm is not None:
                     await state.rpm.acquire(1)
                 if state.tpm is not None:
