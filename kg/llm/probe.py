@@ -31,7 +31,10 @@ from kg.llm.classify import ErrorClass, classify_api_error, error_text
 from kg.llm.structured import FormatMode, ReplyError, parse_reply, response_format
 
 IN_FLIGHT_LEVELS = (1, 2, 4, 8)
-THROUGHPUT_SHARE = 0.9  # the slots: fewest calls in flight reaching this share of the best throughput
+# More calls in flight count as slots only when they raise throughput by this
+# factor over the best fewer calls did: a single-slot server (llama-cpp-python
+# serves one request at a time) measures within noise at every level.
+SLOT_GAIN = 1.25
 
 
 class _City(BaseModel):
@@ -213,9 +216,11 @@ async def _measure_throughput(api: openai.AsyncOpenAI, model: str, report: Probe
         report.checks.append(Check(f"{level} in flight", failed == 0, detail, wall))
         if failed:
             break  # the endpoint refuses this many at once: more will not help
-    best = max(report.throughput.values(), default=0.0)
-    if best > 0:
-        report.slots = min(k for k, v in report.throughput.items() if v >= THROUGHPUT_SHARE * best)
+    best_level, best = 0, 0.0
+    for level, value in sorted(report.throughput.items()):
+        if best_level == 0 or value >= SLOT_GAIN * best:
+            best_level, best = level, value
+    report.slots = best_level or None
 
 
 def _rejection(exc: openai.APIStatusError, cls: ErrorClass) -> str:
