@@ -28,6 +28,7 @@ CHAIN_TYPES = (
     "parallel_visual_textual_fork",
     "multi_image_fork",
 )
+EXPORT_FORMATS = ("jsonl", "parquet", "hf")
 
 
 class Section(BaseModel):
@@ -53,6 +54,8 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
+    keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
+    describe_images: bool = True  # figure descriptions by the vision model (captions without one)
 
 
 class EmbeddingConfig(Section):
@@ -100,8 +103,6 @@ class GenerateConfig(Section):
     min_hops: int = Field(2, ge=2)
     max_hops: int = Field(4, ge=2)
     seed: int = 7
-    keypoints: bool = True
-    describe_images: bool = True
     near_duplicate_score: float = 0.92
 
 
@@ -111,7 +112,6 @@ class DedupConfig(Section):
     resolution: float = Field(1.0, gt=0)
     k: int = Field(10, ge=1)
     seed: int = 42
-    llm_merge: bool = False
 
 
 class ExportConfig(Section):
@@ -245,6 +245,8 @@ max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
 min_image_px = 150            # smaller images are decorative
+keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
+describe_images = true        # figure descriptions by the vision model (without one: captions)
 
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
@@ -283,8 +285,6 @@ types = ["text_chain", "image_initiated_chain", "text_initiated_chain", "paralle
 min_hops = 2
 max_hops = 4
 seed = 7
-keypoints = true
-describe_images = true
 near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
 
 [dedup]
@@ -293,7 +293,6 @@ tau = 0.7                     # pair score at or above which two chains are dupl
 resolution = 1.0
 k = 10
 seed = 42
-llm_merge = false
 
 [export]
 formats = ["jsonl"]           # any of "jsonl", "parquet", "hf"

@@ -582,6 +582,16 @@ class LLMClient:
         return _with(base, error=f.reason, detail=f.detail, usage=f.usage, requests=f.requests)
 
 
+def open_client(settings: Settings, **overrides: Any) -> LLMClient | None:
+    """The run's client, or None when no LLM is configured (the offline path).
+
+    A run opens one and hands it to every stage, so `max_calls` and
+    `budget_tokens` are one budget for the whole run."""
+    if not settings.llm_configured:
+        return None
+    return LLMClient.from_settings(settings, **overrides)
+
+
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """chars/4 of the text parts, plus a flat cost per image part."""
     chars = 0
