@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kg.errors import HopgraphError
+
 FormatMode = Literal["json_schema", "json_object", "none"]
 # Strongest first; an endpoint that rejects one is moved to the next.
 FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object", "none")
@@ -112,7 +114,7 @@ def response_format(schema: type[BaseModel], mode: FormatMode) -> dict[str, Any]
     return None
 
 
-class ReplyError(ValueError):
+class ReplyError(HopgraphError, ValueError):
     """A reply that is not a valid instance of the task's model.
 
     `kind` is the short reason ("invalid json" or "schema violation") used as
