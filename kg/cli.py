@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.config import CONFIG_FILE, DEFAULT_TOML, Settings, load_settings
+from evaluate.cli import app as eval_app
 from kg.errors import HopgraphError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -26,6 +27,7 @@ db_app = typer.Typer(no_args_is_help=True, help="The embedded FalkorDB server.")
 config_app = typer.Typer(no_args_is_help=True, help="Configuration.")
 app.add_typer(db_app, name="db")
 app.add_typer(config_app, name="config")
+app.add_typer(eval_app, name="eval")
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)

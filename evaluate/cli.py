@@ -1,0 +1,121 @@
+"""`hopgraph eval`: the evaluation verbs (retrieval, answers, agent, dataset, import-hotpotqa).
+
+Every verb reads a dataset JSONL (ours or MC-Search-shaped), resolves its
+evidence against the corpus graph of the current data dir, and writes
+metrics.json, results.jsonl and report.md into --out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+app = typer.Typer(no_args_is_help=True, help="Score retrievers and RAG systems on a dataset (metrics.json, report.md).")
+err = Console(stderr=True, soft_wrap=True)
+
+DATASET_HELP = "Dataset JSONL: hopgraph records or MC-Search-shaped records (see eval import-hotpotqa)."
+OUT_HELP = "Output folder for metrics.json, results.jsonl and report.md (shared by the eval verbs)."
+
+
+def _settings_and_store(ctx: typer.Context) -> tuple[Any, Any]:
+    """Settings and store from the root command's --config / --data-dir / --store.
+
+    Read from the click context rather than the root module's state object, so
+    this works however the root CLI is launched or wherever it lives.
+    """
+    from kg.config import load_settings
+    from kg.store import open_store
+
+    params = ctx.find_root().params
+    settings = load_settings(params.get("config"))
+    if params.get("data_dir") is not None:
+        settings.store.data_dir = params["data_dir"]
+    if params.get("store") is not None:
+        settings.store.backend = params["store"]
+    store = open_store(settings)
+    store.ensure_schema()
+    return settings, store
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _ks(text: str) -> list[int]:
+    try:
+        ks = sorted({int(part) for part in _csv(text)})
+    except ValueError:
+        raise typer.BadParameter(f"--k must be comma-separated integers, got {text!r}") from None
+    if not ks or ks[0] < 1:
+        raise typer.BadParameter("--k values must be at least 1")
+    return ks
+
+
+def load_scored(dataset: Path, store: Any):
+    """Records, the corpus, and the resolution of their evidence; fails if nothing can be scored."""
+    from evaluate.corpus import load_corpus, resolve
+    from evaluate.errors import EvidenceNotInGraph
+    from evaluate.records import load_records
+
+    records = load_records(dataset)
+    corpus = load_corpus(store)
+    resolution = resolve(records, corpus)
+    if not resolution.scored:
+        example = resolution.unresolved[0]["missing"][0]
+        raise EvidenceNotInGraph(f"{dataset}: none of the {len(records)} records has its evidence in the graph "
+                                 f"({len(corpus)} evidence units; e.g. {example!r} is missing): ingest the "
+                                 "documents the dataset was built from into this --data-dir")
+    if resolution.unresolved:
+        err.print(f"{dataset}: {len(resolution.unresolved)} of {len(records)} records have evidence that is not "
+                  "in the graph and are not scored (listed in metrics.json under dataset.unresolved)",
+                  highlight=False, markup=False)
+    return records, corpus, resolution
+
+
+@app.command()
+def retrieval(
+    ctx: typer.Context,
+    dataset: Path = typer.Argument(..., help=DATASET_HELP),
+    retriever: str = typer.Option("bm25,dense,hybrid,graph,oracle,random", "--retriever",
+                                  help="Comma-separated baselines: bm25, dense, hybrid, graph, oracle, random."),
+    k: str = typer.Option("1,3,5,10", "--k", help="Comma-separated cut-offs for every metric."),
+    run: Optional[list[Path]] = typer.Option(None, "--run", help="An external system's results JSONL "
+                                             '({"id", "hop"?, "ranked": [ids]} per line); repeatable.'),
+    out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
+) -> None:
+    """Score retrievers per hop and per question: hit rate, recall, all-hops recall, MRR, precision, NDCG."""
+    from evaluate.output import write_section
+    from evaluate.report import write_report
+    from evaluate.retrieval import evaluate_retrieval
+    from evaluate.retrievers import BASELINES, build_retrievers
+    from evaluate.runfile import RunFileRetriever
+    from evaluate.services import make_embedder
+
+    names, ks = _csv(retriever), _ks(k)
+    unknown = [n for n in names if n not in BASELINES]
+    if unknown:
+        raise typer.BadParameter(f"unknown retriever {unknown[0]!r}; choose from {', '.join(BASELINES)}")
+    settings, store = _settings_and_store(ctx)
+    _, corpus, resolution = load_scored(dataset, store)
+    retrievers = build_retrievers(names, corpus, lambda: make_embedder(settings))
+    for path in run or []:
+        external = RunFileRetriever(path)
+        retrievers[external.name] = external
+    with Progress(console=err, transient=True) as progress:
+        result = evaluate_retrieval(resolution.scored, retrievers, ks, progress)
+    section = {"k": ks, "dataset": {"path": str(dataset), "records": len(resolution.scored) + len(resolution.unresolved),
+                                    "scored": len(resolution.scored), "unresolved": resolution.unresolved},
+               "corpus": {"units": len(corpus), "chunks": corpus.labels.count("Chunk"),
+                          "images": corpus.labels.count("Image")},
+               "retrievers": result.metrics, "seconds": result.seconds}
+    report = write_report(write_section(out_dir, "retrieval", section, result.rows), out_dir)
+    for name, values in result.metrics.items():
+        q = values.get("question", {})
+        top = max(ks)
+        err.print(f"{name:>10}: question hit@{top} {q.get(f'hit@{top}', 0):.3f}  recall@{top} "
+                  f"{q.get(f'recall@{top}', 0):.3f}  mrr@{top} {q.get(f'mrr@{top}', 0):.3f}", highlight=False)
+    err.print(f"wrote {out_dir / 'metrics.json'} and {report}", highlight=False)
