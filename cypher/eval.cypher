@@ -11,8 +11,8 @@ ORDER BY c.doc_id, c.index
 
 // name: eval_images
 MATCH (i:Image)
-RETURN i.id AS id, i.doc_id AS doc_id, coalesce(i.description, i.caption, '') AS text,
-       i.caption AS caption, i.path AS path
+RETURN i.id AS id, i.doc_id AS doc_id, i.description AS description, i.caption AS caption,
+       i.path AS path
 ORDER BY i.doc_id, i.id
 
 // name: eval_documents

@@ -74,7 +74,8 @@ def load_corpus(store: Any) -> EvidenceCorpus:
         if row.get("vector"):
             corpus.stored_vectors[row["id"]] = list(row["vector"])
     for row in store.run("eval_images"):
-        corpus.add(row["id"], row["text"] or "", "Image", row["doc_id"] or "")
+        # An empty description (no vision model) falls back to the caption.
+        corpus.add(row["id"], row["description"] or row["caption"] or "", "Image", row["doc_id"] or "")
     corpus.edges = _expansion_edges(store)
     for row in store.run("eval_keypoint_sources"):
         corpus.keypoint_source[row["keypoint"]] = row["source"]
