@@ -119,3 +119,18 @@ def retrieval(
         err.print(f"{name:>10}: question hit@{top} {q.get(f'hit@{top}', 0):.3f}  recall@{top} "
                   f"{q.get(f'recall@{top}', 0):.3f}  mrr@{top} {q.get(f'mrr@{top}', 0):.3f}", highlight=False)
     err.print(f"wrote {out_dir / 'metrics.json'} and {report}", highlight=False)
+
+
+@app.command("import-hotpotqa")
+def import_hotpotqa_command(
+    source: Path = typer.Argument(..., help="A HotpotQA JSON file (a list of questions with supporting_facts)."),
+    out: Path = typer.Argument(..., help="The JSONL dataset to write (MC-Search-shaped records)."),
+    corpus_dir: Optional[Path] = typer.Option(None, "--corpus-dir", help="The folder of one text file per title "
+                                              "(e.g. ../shared/corpus/text/wiki_hotpotqa_train100) that you ingest."),
+) -> None:
+    """Turn HotpotQA questions into records whose evidence is their supporting paragraphs."""
+    from evaluate.hotpotqa import import_hotpotqa
+
+    count = import_hotpotqa(source, out, corpus_dir)
+    err.print(f"wrote {count} records to {out}; ingest the paragraph files (hopgraph ingest "
+              f"{corpus_dir or 'DIR'}) into the data dir you evaluate with", highlight=False)
