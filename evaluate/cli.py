@@ -134,3 +134,55 @@ def import_hotpotqa_command(
     count = import_hotpotqa(source, out, corpus_dir)
     err.print(f"wrote {count} records to {out}; ingest the paragraph files (hopgraph ingest "
               f"{corpus_dir or 'DIR'}) into the data dir you evaluate with", highlight=False)
+
+
+def _llm_progress(total: int, label: str):
+    """A rich progress bar and the callback that advances it."""
+    progress = Progress(console=err, transient=True)
+    task = progress.add_task(label, total=total)
+    return progress, lambda: progress.advance(task)
+
+
+@app.command()
+def answers(
+    ctx: typer.Context,
+    dataset: Path = typer.Argument(..., help=DATASET_HELP),
+    settings_list: str = typer.Option("base,oracle,mixed", "--settings",
+                                      help="MIRAGE settings: base (question only), oracle (gold evidence), "
+                                           "mixed (gold plus retrieved noise, 5 passages)."),
+    noise_retriever: str = typer.Option("bm25", "--noise-retriever", help="Where mixed's noise passages come from."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N scored records."),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls."),
+    out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
+) -> None:
+    """Reader accuracy (exact match, F1, judged correctness) per setting, and MIRAGE's adaptability shares."""
+    from evaluate.answers import SETTINGS, evaluate_answers
+    from evaluate.output import write_section
+    from evaluate.report import write_report
+    from evaluate.retrieval import question_queries
+    from evaluate.retrievers import build_retrievers
+    from evaluate.services import make_embedder, make_llm_client
+
+    chosen = _csv(settings_list)
+    if not chosen or any(s not in SETTINGS for s in chosen):
+        raise typer.BadParameter(f"--settings takes {', '.join(SETTINGS)}")
+    settings, store = _settings_and_store(ctx)
+    client = make_llm_client(settings, "eval answers", max_calls=max_calls)
+    _, corpus, resolution = load_scored(dataset, store)
+    records = resolution.scored[:limit] if limit else resolution.scored
+    noise: dict[str, list[str]] = {}
+    if "mixed" in chosen:
+        retriever = build_retrievers([noise_retriever], corpus, lambda: make_embedder(settings))[noise_retriever]
+        items = question_queries(records)
+        rankings = retriever.search([q for q, _, _ in items], 5 + max(len(r.gold_ids) for r in records))
+        noise = {record.id: ranking for (_, record, _), ranking in zip(items, rankings)}
+    progress, advance = _llm_progress(2 * len(records) * len(chosen), "reader and judge")
+    with progress:
+        metrics, rows = evaluate_answers(records, corpus, chosen, noise, client, settings, advance)
+    metrics.update({"dataset": str(dataset), "reader": client.model_for("reader"), "noise_retriever": noise_retriever,
+                    "llm_calls": client.accounting.calls})
+    write_report(write_section(out_dir, "answers", metrics, rows), out_dir)
+    for setting, values in metrics["settings"].items():
+        err.print(f"{setting:>7}: EM {values.get('em', 0):.3f}  F1 {values.get('f1', 0):.3f}  "
+                  f"correctness {values.get('correctness', float('nan')):.3f}  (n={values['n']})", highlight=False)
+    err.print(f"LLM calls this run: {client.accounting.calls}; wrote {out_dir / 'metrics.json'}", highlight=False)
