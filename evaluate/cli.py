@@ -186,3 +186,45 @@ def answers(
         err.print(f"{setting:>7}: EM {values.get('em', 0):.3f}  F1 {values.get('f1', 0):.3f}  "
                   f"correctness {values.get('correctness', float('nan')):.3f}  (n={values['n']})", highlight=False)
     err.print(f"LLM calls this run: {client.accounting.calls}; wrote {out_dir / 'metrics.json'}", highlight=False)
+
+
+@app.command("dataset")
+def dataset_command(
+    ctx: typer.Context,
+    dataset: Path = typer.Argument(..., help=DATASET_HELP),
+    tau: Optional[float] = typer.Option(None, "--tau", help="Near-duplicate pair score threshold (default: dedup.tau)."),
+    out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
+) -> None:
+    """The dataset's own quality: structural figures always, LLM-judged ones (MiRAGE) when an LLM is configured."""
+    from evaluate.dataset_eval import judged, structural, visual_grounding
+    from evaluate.output import write_section
+    from evaluate.report import write_report
+    from evaluate.services import llm_configured, make_embedder, make_llm_client
+
+    settings, store = _settings_and_store(ctx)
+    _, corpus, resolution = load_scored(dataset, store)
+    records = resolution.scored
+    figures = structural(records, corpus, make_embedder(settings), tau if tau is not None else settings.dedup.tau)
+    notes, rows = [], []
+    if figures["topic_jsd"] is None:
+        notes.append("topic JSD: the graph has no topics (IN_TOPIC) for the evidence chunks")
+    if llm_configured(settings):
+        client = make_llm_client(settings, "eval dataset")
+        progress, advance = _llm_progress(len(records), "judge")
+        with progress:
+            judged_figures, rows = judged(records, corpus, client, settings, advance)
+        figures.update(judged_figures)
+        if settings.llm.vision_model:
+            figures.update(visual_grounding(records, Path(dataset).parent, client, settings))
+        else:
+            notes.append("visual grounding of image hops needs a vision model (llm.vision_model)")
+    else:
+        notes.append("faithfulness, relevance, answerability, difficulty, judged hops and visual grounding "
+                     "need an LLM (set OPENAI_BASE_URL or OPENAI_API_KEY); only structural figures were computed")
+    for note in notes:
+        err.print(note, highlight=False, markup=False)
+    section = {"dataset": str(dataset), "figures": figures, "notes": notes,
+               "unresolved": resolution.unresolved}
+    write_report(write_section(out_dir, "dataset", section, rows), out_dir)
+    for key, value in figures.items():
+        err.print(f"{key:>28}: {value}", highlight=False, markup=False)

@@ -29,6 +29,7 @@ class EvidenceRef(BaseModel):
     path: str | None = None
     title: str | None = None
     text: str | None = None
+    image_path: str | None = None  # relative to the dataset file's folder (our export writes images/)
 
 
 class EvalHop(BaseModel):
@@ -73,7 +74,8 @@ def _evidence_refs(hop: dict[str, Any]) -> list[EvidenceRef]:
         ident = item.get("chunk_id") or item.get("image_id") or item.get("keypoint_id") or item.get("id")
         refs.append(EvidenceRef(id=ident, kind=item.get("kind") or "chunk", doc_id=item.get("doc_id"),
                                 path=item.get("path"), title=item.get("title"),
-                                text=item.get("text") or item.get("description")))
+                                text=item.get("text") or item.get("description"),
+                                image_path=item.get("image_path")))
     facts = hop.get("supporting_fact_id")
     facts = facts if isinstance(facts, list) else [facts] if facts else []
     known = {r.id for r in refs}

@@ -41,3 +41,10 @@ def llm_request(task: str, role: str, stage: str, settings: Any, images: list[st
     from kg.llm.client import LLMRequest
 
     return LLMRequest.for_task(task, role, stage, prompts_dir=settings.llm.prompts_dir, images=images, **variables)
+
+
+def image_data_url(path: Path) -> str:
+    """An image file as a data URL for a vision request (the describe stage's encoder)."""
+    from kg.describe import image_data_url as encode
+
+    return encode(path)

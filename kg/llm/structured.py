@@ -104,6 +104,10 @@ class RecordJudgement(TaskModel):
     hops_needed: int = Field(ge=1)
 
 
+class VisualGrounding(TaskModel):
+    grounded: bool = Field(description="Is the hop's answer read off the image itself?")
+
+
 # The schema of each packaged prompt (kg/prompts/<task>.md).
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "keypoints": Keypoints,
@@ -118,6 +122,7 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "eval_decompose": Decomposition,
     "eval_judge_chain": ChainJudgement,
     "eval_judge_record": RecordJudgement,
+    "eval_visual_grounding": VisualGrounding,
 }
 
 
