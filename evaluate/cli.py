@@ -228,3 +228,41 @@ def dataset_command(
     write_report(write_section(out_dir, "dataset", section, rows), out_dir)
     for key, value in figures.items():
         err.print(f"{key:>28}: {value}", highlight=False, markup=False)
+
+
+@app.command()
+def agent(
+    ctx: typer.Context,
+    dataset: Path = typer.Argument(..., help=DATASET_HELP),
+    retriever: str = typer.Option("dense", "--retriever", help="Comma-separated retrievers the agent searches with."),
+    k: int = typer.Option(3, "--k", min=1, help="Units retrieved per sub-question."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N scored records."),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls."),
+    out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
+) -> None:
+    """Decompose, retrieve per step, answer; score the trace against the gold chain (MC-Search)."""
+    from evaluate.agent import run_agent
+    from evaluate.output import write_section
+    from evaluate.report import write_report
+    from evaluate.retrievers import BASELINES, build_retrievers
+    from evaluate.services import make_embedder, make_llm_client
+
+    names = _csv(retriever)
+    unknown = [n for n in names if n not in BASELINES or n == "oracle"]
+    if unknown:
+        raise typer.BadParameter(f"--retriever {unknown[0]!r}: choose from bm25, dense, hybrid, graph, random")
+    settings, store = _settings_and_store(ctx)
+    client = make_llm_client(settings, "eval agent", max_calls=max_calls)
+    _, corpus, resolution = load_scored(dataset, store)
+    records = resolution.scored[:limit] if limit else resolution.scored
+    retrievers = build_retrievers(names, corpus, lambda: make_embedder(settings))
+    with err.status(f"agent: {len(records)} questions x {len(names)} retrievers"):
+        metrics, rows = run_agent(records, corpus, retrievers, k, client, settings)
+    section = {"dataset": str(dataset), "k": k, "reader": client.model_for("reader"), "settings": metrics,
+               "llm_calls": client.accounting.calls}
+    write_report(write_section(out_dir, "agent", section, rows), out_dir)
+    for name, values in metrics.items():
+        err.print(f"{name:>8}: hit/step {values.get('hit_per_step', 0):.3f}  deviation "
+                  f"{values.get('rollout_deviation', 0):.2f}  F1 {values.get('f1', 0):.3f}  "
+                  f"dF1 {values.get('delta_f1', 0):+.3f}  golden F1 {values.get('golden_f1', 0):.3f}", highlight=False)
+    err.print(f"LLM calls this run: {client.accounting.calls}; wrote {out_dir / 'metrics.json'}", highlight=False)
