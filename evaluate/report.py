@@ -113,8 +113,13 @@ def write_report(everything: dict[str, Any], out_dir: Path) -> Path:
         parts += [f"![{img}]({img})" for img in _plot_retrieval(retrieval, out_dir)]
     for name, title, key in (("answers", "Answers (reader LLM)", "setting"), ("agent", "Agent chains (MC-Search)", "retriever")):
         if everything.get(name):
-            parts.append(_flat_section(title, everything[name].get("settings", everything[name]), key))
-            parts += [f"- {note}" for note in everything[name].get("notes", [])]
+            section = everything[name]
+            parts.append(_flat_section(title, section.get("settings", {}), key))
+            parts.append(f"Reader: `{section.get('reader')}`; LLM calls this run: {section.get('llm_calls')}.")
+            if section.get("adaptability"):
+                parts.append("MIRAGE adaptability (shares of questions, by exact match):\n\n" + table(
+                    [{"share": k, "value": v} for k, v in section["adaptability"].items()], ["share", "value"]))
+            parts += [f"- {note}" for note in section.get("notes", [])]
     if everything.get("dataset"):
         data = everything["dataset"]
         parts.append("## The dataset itself (MiRAGE)\n\n" + table(
