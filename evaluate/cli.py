@@ -182,6 +182,7 @@ def answers(
     metrics.update({"dataset": str(dataset), "reader": client.model_for("reader"), "noise_retriever": noise_retriever,
                     "llm_calls": client.accounting.calls})
     write_report(write_section(out_dir, "answers", metrics, rows), out_dir)
+    client.raise_if_exhausted()  # --max-calls reached: say so after saving what was judged
     for setting, values in metrics["settings"].items():
         err.print(f"{setting:>7}: EM {values.get('em', 0):.3f}  F1 {values.get('f1', 0):.3f}  "
                   f"correctness {values.get('correctness', float('nan')):.3f}  (n={values['n']})", highlight=False)
@@ -261,6 +262,7 @@ def agent(
     section = {"dataset": str(dataset), "k": k, "reader": client.model_for("reader"), "settings": metrics,
                "llm_calls": client.accounting.calls}
     write_report(write_section(out_dir, "agent", section, rows), out_dir)
+    client.raise_if_exhausted()
     for name, values in metrics.items():
         err.print(f"{name:>8}: hit/step {values.get('hit_per_step', 0):.3f}  deviation "
                   f"{values.get('rollout_deviation', 0):.2f}  F1 {values.get('f1', 0):.3f}  "
