@@ -86,6 +86,7 @@ class LLMConfig(Section):
     generator_model: str = "gpt-4o-mini"
     verifier_model: str = "gpt-4o-mini"
     vision_model: str | None = None  # no vision model: descriptions come from captions
+    reader_model: str | None = None  # `hopgraph eval` reader and judge; falls back to generator_model
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(6, ge=0)
@@ -269,6 +270,7 @@ seed = 42
 generator_model = "gpt-4o-mini"
 verifier_model = "gpt-4o-mini"
 # vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
+# reader_model = "gpt-4o-mini"             # hopgraph eval reader and judge; unset: generator_model
 concurrency = 8
 timeout = 60.0
 max_retries = 6

@@ -48,8 +48,8 @@ from kg.llm.structured import (
 
 log = logging.getLogger("hopgraph.llm")
 
-Role = Literal["generator", "verifier", "vision"]
-ROLES: tuple[str, ...] = ("generator", "verifier", "vision")
+Role = Literal["generator", "verifier", "vision", "reader"]
+ROLES: tuple[str, ...] = ("generator", "verifier", "vision", "reader")
 
 # Statuses worth retrying: rate limits, overload, transient server trouble.
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
@@ -286,6 +286,8 @@ class LLMClient:
             return self.config.verifier_model
         if role == "vision":
             return self.config.vision_model
+        if role == "reader":
+            return self.config.reader_model or self.config.generator_model
         raise ValueError(f"unknown LLM role {role!r}; expected one of {ROLES}")
 
     @property

@@ -77,6 +77,39 @@ class MergedQuestion(TaskModel):
     answer: str
 
 
+class ReaderAnswer(TaskModel):
+    answer: str
+
+
+class AnswerJudgement(TaskModel):
+    correctness: float = Field(ge=0, le=1, description="How correct the predicted answer is against the reference.")
+    keypoints_matched: list[bool] = Field(default_factory=list, description="Per gold keypoint: stated by the answer?")
+
+
+class Decomposition(TaskModel):
+    steps: list[str] = Field(description="Sub-questions, in the order they must be answered.")
+
+
+class ChainJudgement(TaskModel):
+    accuracy: int = Field(ge=1, le=5)
+    coherence: int = Field(ge=1, le=5)
+    entity_coverage: int = Field(ge=1, le=5)
+    step_alignment: int = Field(ge=1, le=5)
+
+
+class RecordJudgement(TaskModel):
+    faithfulness: float = Field(ge=0, le=1)
+    relevance: float = Field(ge=0, le=1)
+    answerable_from_evidence: bool
+    answerable_without_evidence: bool
+    difficulty: float = Field(ge=0, le=1)
+    hops_needed: int = Field(ge=1)
+
+
+class VisualGrounding(TaskModel):
+    grounded: bool = Field(description="Is the hop's answer read off the image itself?")
+
+
 # The schema of each packaged prompt (kg/prompts/<task>.md).
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "keypoints": Keypoints,
@@ -86,6 +119,12 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "verbalize_chain": VerbalizedChain,
     "verify_chain": ChainVerification,
     "merge_duplicates": MergedQuestion,
+    "eval_read": ReaderAnswer,
+    "eval_judge_answer": AnswerJudgement,
+    "eval_decompose": Decomposition,
+    "eval_judge_chain": ChainJudgement,
+    "eval_judge_record": RecordJudgement,
+    "eval_visual_grounding": VisualGrounding,
 }
 
 
