@@ -28,6 +28,7 @@ CHAIN_TYPES = (
     "parallel_visual_textual_fork",
     "multi_image_fork",
 )
+EXPORT_FORMATS = ("jsonl", "parquet", "hf")
 
 
 class Section(BaseModel):
@@ -53,6 +54,8 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
+    keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
+    describe_images: bool = True  # figure descriptions by the vision model (captions without one)
 
 
 class EmbeddingConfig(Section):
@@ -94,6 +97,7 @@ class LLMConfig(Section):
     generator_model: str = "gpt-4o-mini"
     verifier_model: str = "gpt-4o-mini"
     vision_model: str | None = None  # no vision model: descriptions come from captions
+    reader_model: str | None = None  # `hopgraph eval` reader and judge; falls back to generator_model
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(6, ge=0)
@@ -103,7 +107,6 @@ class LLMConfig(Section):
     prompts_dir: Path | None = None  # a folder of the user's own prompt files
     cache: bool = True
     keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
-    reader_model: str | None = None  # the evaluation's reader; default: the generator model
     # Connection failures in a row after which a run stops (the endpoint is gone).
     breaker_threshold: int = Field(5, ge=1)
     # The model's context window in tokens, for small local models: prompts are
@@ -121,8 +124,6 @@ class GenerateConfig(Section):
     min_hops: int = Field(2, ge=2)
     max_hops: int = Field(4, ge=2)
     seed: int = 7
-    keypoints: bool = True
-    describe_images: bool = True
     near_duplicate_score: float = 0.92
 
 
@@ -132,7 +133,6 @@ class DedupConfig(Section):
     resolution: float = Field(1.0, gt=0)
     k: int = Field(10, ge=1)
     seed: int = 42
-    llm_merge: bool = False
 
 
 class ExportConfig(Section):
@@ -266,6 +266,8 @@ max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
 min_image_px = 150            # smaller images are decorative
+keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
+describe_images = true        # figure descriptions by the vision model (without one: captions)
 
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
@@ -288,6 +290,7 @@ seed = 42
 generator_model = "gpt-4o-mini"
 verifier_model = "gpt-4o-mini"
 # vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
+# reader_model = "gpt-4o-mini"             # hopgraph eval reader and judge; unset: generator_model
 concurrency = 8
 timeout = 60.0
 max_retries = 6
@@ -297,7 +300,6 @@ temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
 keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
-# reader_model = "gpt-4o-mini"             # the evaluation's reader; unset: the generator model
 breaker_threshold = 5                      # connection failures in a row that stop a run
 # context_window = 8192                    # small local models: prompts are sized to fit
 # [llm.max_tokens]                         # reply tokens per task (defaults in kg/config.py)
@@ -309,8 +311,6 @@ types = ["text_chain", "image_initiated_chain", "text_initiated_chain", "paralle
 min_hops = 2
 max_hops = 4
 seed = 7
-keypoints = true
-describe_images = true
 near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
 
 [dedup]
@@ -319,7 +319,6 @@ tau = 0.7                     # pair score at or above which two chains are dupl
 resolution = 1.0
 k = 10
 seed = 42
-llm_merge = false
 
 [export]
 formats = ["jsonl"]           # any of "jsonl", "parquet", "hf"

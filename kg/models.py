@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kg.errors import HopgraphError
+
 
 @dataclass
 class Block:
@@ -69,5 +71,5 @@ class Chunk:
     label: str = ""  # "Table 2" for a table chunk
 
 
-class IngestError(Exception):
+class IngestError(HopgraphError):
     """A user's file could not be read; the message names the reason."""

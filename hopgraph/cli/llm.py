@@ -46,7 +46,7 @@ def llm_check(
 ) -> None:
     """Probe each configured role's model: formats, vision, latency, throughput.
     The result is remembered, so later runs start in the right mode."""
-    from hopgraph.cli import fail, state
+    from hopgraph.cli.common import fail, state
     from kg.llm.capabilities import CapabilityStore
     from kg.llm.probe import check_endpoint
 

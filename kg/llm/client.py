@@ -16,11 +16,8 @@ Why it looks like this:
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,7 +29,7 @@ from kg.llm.accounting import Accounting
 from kg.llm.cache import DEFAULT_CACHE_PATH, LLMCache, cache_key
 from kg.llm.capabilities import CapabilityStore, EndpointProfile
 from kg.llm.limits import TokenBucket
-from kg.llm.structured import ReplyError, json_schema, parse_reply
+from kg.llm.structured import ReplyError, parse_reply, repair_instruction, schema_fingerprint, usable_reply
 from kg.llm.transport import Transport, _Failure
 from kg.llm.types import (
     BUDGET_EXHAUSTED,
@@ -58,7 +55,7 @@ Role = Literal["generator", "verifier", "vision", "reader"]
 ROLES: tuple[str, ...] = ("generator", "verifier", "vision", "reader")
 
 __all__ = ["BUDGET_EXHAUSTED", "DRY_RUN", "ENDPOINT_DOWN", "REFUSAL", "LLMClient", "LLMRequest", "LLMResult",
-           "TokenBucket", "Usage", "estimate_tokens"]
+           "TokenBucket", "Usage", "estimate_tokens", "open_client"]
 
 
 class LLMClient:
@@ -307,14 +304,14 @@ class LLMClient:
             "temperature": temp,
             "max_tokens": max_tokens,
             "response_format": self.format_preference,
-            "schema": _schema_fingerprint(schema),
+            "schema": schema_fingerprint(schema),
         }
         key = cache_key(model, messages, params, base.prompt_version)
 
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                value = _usable(hit.content, schema, accept)
+                value = usable_reply(hit.content, schema, accept)
                 if value is not None:
                     self.accounting.record_cache_hit(base.stage, base.role)
                     return with_changes(base, value=value, ok=True, cached=True, content=hit.content,
@@ -355,7 +352,7 @@ class LLMClient:
             # One repair: show the model its reply and what was wrong with it.
             self.accounting.record_repair(base.stage, base.role)
             repair_messages = [*messages, {"role": "assistant", "content": content},
-                               {"role": "user", "content": _repair_instruction(first, schema)}]
+                               {"role": "user", "content": repair_instruction(first, schema)}]
             try:
                 fixed = await self.transport.send(base, model, repair_messages, schema, temp, max_tokens)
             except _Failure as f:
@@ -384,26 +381,11 @@ class LLMClient:
         return with_changes(base, error=f.reason, detail=f.detail, usage=f.usage, requests=f.requests)
 
 
-def _usable(content: str, schema: type[BaseModel], accept: AcceptCheck | None) -> BaseModel | None:
-    """A cached reply's value, or None when it no longer parses or is not usable."""
-    try:
-        value = parse_reply(content, schema)
-    except ReplyError:
+def open_client(settings: Settings, **overrides: Any) -> LLMClient | None:
+    """The run's client, or None when no LLM is configured (the offline path).
+
+    A run opens one and hands it to every stage, so `max_calls` and
+    `budget_tokens` are one budget for the whole run."""
+    if not settings.llm_configured:
         return None
-    if accept is not None and accept(value):
-        return None
-    return value
-
-
-@lru_cache(maxsize=256)
-def _schema_fingerprint(schema: type[BaseModel]) -> str:
-    text = json.dumps(json_schema(schema), sort_keys=True)
-    return f"{schema.__name__}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
-
-
-def _repair_instruction(error: ReplyError, schema: type[BaseModel]) -> str:
-    return (
-        f"Your previous reply could not be used ({error.kind}: {error.detail}).\n"
-        "Reply again with only the corrected JSON object, no explanation and no code fence. "
-        f"It must match this JSON schema:\n{json.dumps(json_schema(schema), separators=(',', ':'))}"
-    )
+    return LLMClient.from_settings(settings, **overrides)
