@@ -177,8 +177,7 @@ class Transport:
             error_class = classify_api_error(exc, has_images(messages), fmt is not None)
             text = error_text(exc)[:300]
             if error_class == "format":
-                self.profile.downgrade(model, mode)
-                self.accounting.record_retry(base.stage, base.role)
+                self.profile.downgrade(model, mode)  # a negotiation, not a retry: not counted as one
                 return _Retry("format rejected", text, again=True)
             if error_class == "vision":
                 self.profile.mark_text_only(model, text)
