@@ -87,10 +87,10 @@ def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, lis
     return groups
 
 
-def _is_decorative(image: Graphic, page: RawPage, image_pages: dict[int, int]) -> bool:
+def _is_decorative(image: Graphic, page: RawPage, image_pages: dict[int, int], min_px: int) -> bool:
     if image_pages.get(image.xref, 0) > MAX_REPEAT_PAGES:
         return True
-    if min(image.width, image.height) < MIN_IMAGE_PX:
+    if min(image.width, image.height) < min_px:
         return True
     if min(image.bbox.width, image.bbox.height) < MIN_IMAGE_PT:
         return True
@@ -104,8 +104,11 @@ def page_figures(
     assets_dir: Path,
     doc_sha: str,
     seen: set[str],
+    min_image_px: int = MIN_IMAGE_PX,
 ) -> tuple[list[ImageRef], int]:
     """Figures of one page as ImageRefs, and how many images were skipped.
+
+    Uncaptioned images under min_image_px on a side are icons or bullets.
 
     Captioned figures made of several pieces (or vector drawings) are rendered
     as one picture of their region, because the pieces alone are meaningless;
@@ -151,7 +154,7 @@ def page_figures(
     for image in usable:
         if id(image) in grouped_ids:
             continue
-        if _is_decorative(image, page, image_pages):
+        if _is_decorative(image, page, image_pages, min_image_px):
             skipped += 1
             continue
         payload = _extract(doc, image.xref)

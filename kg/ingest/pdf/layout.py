@@ -5,7 +5,8 @@ from __future__ import annotations
 import pymupdf
 
 from kg.enrich.references import caption_label
-from kg.ingest.pdf.tables import body_rules, find_tables, remove_text_in_tables
+from kg.ingest.pdf.table_cues import table_cue
+from kg.ingest.pdf.tables import find_tables, remove_text_in_tables
 from kg.ingest.pdf.types import Graphic, Line, RawBlock, RawPage
 
 MIN_IMAGE_PT = 50  # displayed smaller than this (points) on a side: decorative
@@ -34,10 +35,10 @@ def collect_page(page: pymupdf.Page) -> RawPage:
     drawings = page.get_drawings()
     drawing_rects = [pymupdf.Rect(d["rect"]) for d in drawings]
     result = RawPage(page.number + 1, page.rect, blocks, images, _cluster(drawing_rects, page.rect))
-    # find_tables is the slowest step (0.5-1 s a page: it runs a layout model);
-    # only pages with a table caption or with ruled lines in the body can hold one.
-    has_caption = any(b.label.startswith("Table") for b in blocks)
-    if has_caption or body_rules(drawings, page.rect) >= 2:
+    # find_tables is the slowest step (0.2-1 s a page: it runs a layout model);
+    # only pages with a table cue get it.
+    result.table_cue = table_cue(blocks, drawings, page.rect)
+    if result.table_cue:
         result.tables = find_tables(page)
         remove_text_in_tables(result)
     return result

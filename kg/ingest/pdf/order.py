@@ -5,6 +5,7 @@ from __future__ import annotations
 import pymupdf
 
 from kg.ingest.pdf.headings import heading_fields, is_heading_candidate
+from kg.ingest.tables import table_grid
 from kg.ingest.pdf.types import RawBlock, RawPage, RawTable
 from kg.models import Block
 
@@ -52,7 +53,7 @@ def to_block(
     if isinstance(item, RawTable):
         label = item.caption.label if item.caption else ""
         text = f"{item.caption.text}\n\n{item.markdown}" if item.caption else item.markdown
-        return Block(text=text, kind="table", page=page, label=label)
+        return Block(text=text, kind="table", page=page, label=label, cells=table_grid(item.markdown).to_json())
     text = item.text.strip()
     if not text:
         return None

@@ -9,21 +9,6 @@ from kg.ingest.pdf.types import RawBlock, RawPage, RawTable
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
 
 
-def body_rules(drawings: list[dict], rect: pymupdf.Rect) -> int:
-    """Horizontal rules at least 40 pt long outside the header/footer bands."""
-    top, bottom = rect.y0 + 0.08 * rect.height, rect.y1 - 0.08 * rect.height
-    count = 0
-    for drawing in drawings:
-        for item in drawing["items"]:
-            if item[0] == "l":
-                a, b = item[1], item[2]
-                count += abs(a.y - b.y) < 1 and abs(a.x - b.x) >= 40 and top < a.y < bottom
-            elif item[0] == "re":
-                r = item[1]
-                count += r.height < 2 and r.width >= 40 and top < r.y0 < bottom
-    return count
-
-
 def find_tables(page: pymupdf.Page) -> list[RawTable]:
     tables = []
     try:

@@ -71,6 +71,7 @@ class RawPage:
     images: list[Graphic]
     drawings: list[Graphic]
     tables: list[RawTable] = field(default_factory=list)
+    table_cue: str = ""  # why find_tables ran on this page (see table_cues), "" when it did not
 
 
 def join_lines(lines: list[str]) -> str:
