@@ -53,6 +53,7 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
+    parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
 
 
 class EmbeddingConfig(Section):
@@ -244,7 +245,8 @@ min_tokens = 64
 max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
-min_image_px = 150            # smaller images are decorative
+min_image_px = 150            # smaller uncaptioned images are decorative
+parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
 
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path

@@ -57,7 +57,9 @@ BOILERPLATE_MAX_CHARS = 600
 FRONT_MATTER_MAX_PAGES = 3  # without an opening heading, the content starts by then
 FRONT_MATTER_SHARE = 0.25  # an "Abstract" heading within this share of the pages ends the front matter
 PROSE_CHARS = 300  # a paragraph this long is content, not a title block
-_DOT_LEADER_RE = re.compile(r"(?:\.\s?){4,}\s*\S{0,8}\s*$|(?:\.\s?){6,}")
+# Runs of five dots or more (spaced or not), or four before a page number;
+# not an ellipsis after a sentence ("cousin. ...").
+_DOT_LEADER_RE = re.compile(r"\.{5,}|(?:\. ){5,}|\.{4,}\s*[\divxlc]{1,5}\s*$", re.I)
 
 
 def heading_role(text: str) -> str:
@@ -82,10 +84,14 @@ def is_dot_leader(text: str) -> bool:
 
 
 def _toc_like(block: Block) -> bool:
-    """A contents entry: short, or ending in a page number, or dot leaders."""
+    """A contents entry: a heading, dot leaders, a line ending in a page
+    number, or a short line that is no sentence."""
     text = block.text.strip()
-    return block.kind == "heading" or len(text) < 120 or is_dot_leader(text) or bool(
-        re.search(r"\s\d{1,4}$", text) and text.count(". ") <= 1)
+    if block.kind == "heading" or is_dot_leader(text):
+        return True
+    if re.search(r"\s\d{1,4}$", text) and text.count(". ") <= 1:
+        return True
+    return len(text) < 120 and not text.endswith((".", "!", "?", ":"))
 
 
 def _opening_heading(blocks: list[Block]) -> int:

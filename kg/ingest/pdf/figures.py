@@ -142,7 +142,12 @@ def page_figures(
                 clipped = pymupdf.Rect(max(member.bbox.x0, left), member.bbox.y0,
                                        min(member.bbox.x1, right), member.bbox.y1)
                 bbox |= clipped if not clipped.is_empty else member.bbox
-            pix = doc[page.number - 1].get_pixmap(clip=bbox, dpi=FIGURE_RENDER_DPI)
+            source = doc[page.number - 1]
+            # pymupdf renders some images differently once get_image_info has
+            # decoded them; do it here too, so the picture's bytes (its id)
+            # do not depend on which process ran pass 1.
+            source.get_image_info(xrefs=True)
+            pix = source.get_pixmap(clip=bbox, dpi=FIGURE_RENDER_DPI)
             data, ext, width, height = pix.tobytes("png"), "png", pix.width, pix.height
         ref = _store(data, ext, width, height, bbox, page.number, assets_dir, doc_sha, seen)
         if ref is None:

@@ -12,7 +12,8 @@ belongs to which caption.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pymupdf
@@ -40,10 +41,31 @@ def read_pdf(path: Path, assets_dir: Path, min_image_px: int = MIN_IMAGE_PX, wor
 
     path = Path(path)
     data = read_bytes(path)
-    doc = _open(data)
-    try:
+    with _reading(data) as doc:
         raw_pages = collect_pages(path, doc, workers)
         return assemble(doc, path, data, raw_pages, Path(assets_dir), min_image_px)
+
+
+def assemble_pdf(path: Path, pages: list[RawPage], assets_dir: Path, min_image_px: int = MIN_IMAGE_PX) -> ParsedDocument:
+    """Pass 2 for pass-1 pages computed elsewhere (parse_pages on every page, in page order)."""
+    path = Path(path)
+    data = read_bytes(path)
+    with _reading(data) as doc:
+        return assemble(doc, path, data, pages, Path(assets_dir), min_image_px)
+
+
+def page_count(path: Path) -> int:
+    """How many pages parse_pages can be asked for; IngestError for a file that is no readable PDF."""
+    with _reading(read_bytes(Path(path))) as doc:
+        return doc.page_count
+
+
+@contextmanager
+def _reading(data: bytes) -> Iterator[pymupdf.Document]:
+    """The open document; pymupdf's bare errors become IngestError with a short reason."""
+    doc = _open(data)
+    try:
+        yield doc
     except IngestError:
         raise
     except Exception as exc:  # pymupdf raises bare RuntimeErrors on broken content

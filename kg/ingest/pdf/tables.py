@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pymupdf
 
 from kg.ingest.pdf.types import RawBlock, RawPage, RawTable
 
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
+_DOT_LEADERS_RE = re.compile(r" ?(?:\. ?){4,}")  # "AFM revisions ........" in cost tables
 
 
 def find_tables(page: pymupdf.Page) -> list[RawTable]:
@@ -19,7 +22,7 @@ def find_tables(page: pymupdf.Page) -> list[RawTable]:
         if table.row_count < 2 or table.col_count < 2:
             continue
         # to_markdown keeps "0.81" intact where extract() splits decimals.
-        markdown = table.to_markdown().strip()
+        markdown = _DOT_LEADERS_RE.sub("", table.to_markdown()).strip()
         if markdown:
             tables.append(RawTable(pymupdf.Rect(table.bbox), markdown))
     return tables

@@ -34,6 +34,12 @@ def meaningful_metadata_title(title: str) -> str:
     return title[:TITLE_MAX_CHARS]
 
 
+def _digit_words(text: str) -> float:
+    """Share of words with digits: identifiers and dates, not titles."""
+    words = text.split()
+    return sum(any(ch.isdigit() for ch in w) for w in words) / max(len(words), 1)
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]{2,}", text.lower()))
 
@@ -77,7 +83,9 @@ def _bold_title(page: RawPage, body_size: float, furniture_words: set[str]) -> s
     """No text on the first page stands out by size (a Federal Register notice sets
     agency, part and title all in body-size bold): the longest bold heading there."""
     bold = [b for b in page.blocks if b.kind == "text" and b.bold and len(b.lines) <= 3
-            and abs(b.size - body_size) <= 1.0 and len(b.text.split()) >= 3 and not b.text.isupper()]
+            and abs(b.size - body_size) <= 1.0 and len(b.text.split()) >= 3 and not b.text.isupper()
+            and not b.text.lstrip().startswith(("[", "("))  # "[Docket No. FAA-2020-0686; ...]"
+            and _digit_words(b.text) < 0.25]
     bold = [b for b in bold if _acceptable(b, " ".join(b.text.split()), page, furniture_words)]
     best = max(bold, key=lambda b: len(b.text), default=None)
     return " ".join(best.text.split())[:TITLE_MAX_CHARS] if best else ""
