@@ -28,6 +28,7 @@ CHAIN_TYPES = (
     "parallel_visual_textual_fork",
     "multi_image_fork",
 )
+EXPORT_FORMATS = ("jsonl", "parquet", "hf")
 
 
 class Section(BaseModel):
@@ -54,6 +55,8 @@ class IngestConfig(Section):
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
     parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
+    keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
+    describe_images: bool = True  # figure descriptions by the vision model (captions without one)
 
 
 class EmbeddingConfig(Section):
@@ -84,6 +87,7 @@ class LLMConfig(Section):
     generator_model: str = "gpt-4o-mini"
     verifier_model: str = "gpt-4o-mini"
     vision_model: str | None = None  # no vision model: descriptions come from captions
+    reader_model: str | None = None  # `hopgraph eval` reader and judge; falls back to generator_model
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(6, ge=0)
@@ -101,8 +105,6 @@ class GenerateConfig(Section):
     min_hops: int = Field(2, ge=2)
     max_hops: int = Field(4, ge=2)
     seed: int = 7
-    keypoints: bool = True
-    describe_images: bool = True
     near_duplicate_score: float = 0.92
 
 
@@ -112,7 +114,6 @@ class DedupConfig(Section):
     resolution: float = Field(1.0, gt=0)
     k: int = Field(10, ge=1)
     seed: int = 42
-    llm_merge: bool = False
 
 
 class ExportConfig(Section):
@@ -247,6 +248,8 @@ fixed_size = 800
 fixed_overlap = 400
 min_image_px = 150            # smaller uncaptioned images are decorative
 parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
+keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
+describe_images = true        # figure descriptions by the vision model (without one: captions)
 
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
@@ -269,6 +272,7 @@ seed = 42
 generator_model = "gpt-4o-mini"
 verifier_model = "gpt-4o-mini"
 # vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
+# reader_model = "gpt-4o-mini"             # hopgraph eval reader and judge; unset: generator_model
 concurrency = 8
 timeout = 60.0
 max_retries = 6
@@ -285,8 +289,6 @@ types = ["text_chain", "image_initiated_chain", "text_initiated_chain", "paralle
 min_hops = 2
 max_hops = 4
 seed = 7
-keypoints = true
-describe_images = true
 near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
 
 [dedup]
@@ -295,7 +297,6 @@ tau = 0.7                     # pair score at or above which two chains are dupl
 resolution = 1.0
 k = 10
 seed = 42
-llm_merge = false
 
 [export]
 formats = ["jsonl"]           # any of "jsonl", "parquet", "hf"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kg.errors import HopgraphError
+
 # Section roles of blocks and chunks. Chain evidence comes from EVIDENCE_ROLES
 # by default ([generate] evidence_roles); the others stay searchable.
 ROLES = ("front_matter", "contents", "body", "references", "acknowledgements", "appendix", "boilerplate")
@@ -83,5 +85,5 @@ class Chunk:
     cells: str = ""  # table chunks: JSON grid, see kg.ingest.tables.table_cells
 
 
-class IngestError(Exception):
+class IngestError(HopgraphError):
     """A user's file could not be read; the message names the reason."""

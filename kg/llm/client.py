@@ -48,8 +48,8 @@ from kg.llm.structured import (
 
 log = logging.getLogger("hopgraph.llm")
 
-Role = Literal["generator", "verifier", "vision"]
-ROLES: tuple[str, ...] = ("generator", "verifier", "vision")
+Role = Literal["generator", "verifier", "vision", "reader"]
+ROLES: tuple[str, ...] = ("generator", "verifier", "vision", "reader")
 
 # Statuses worth retrying: rate limits, overload, transient server trouble.
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
@@ -286,6 +286,8 @@ class LLMClient:
             return self.config.verifier_model
         if role == "vision":
             return self.config.vision_model
+        if role == "reader":
+            return self.config.reader_model or self.config.generator_model
         raise ValueError(f"unknown LLM role {role!r}; expected one of {ROLES}")
 
     @property
@@ -580,6 +582,16 @@ class LLMClient:
     def _fail(self, base: LLMResult, f: _Failure) -> LLMResult:
         self.accounting.record_failure(base.stage, base.role or "?", f.reason)
         return _with(base, error=f.reason, detail=f.detail, usage=f.usage, requests=f.requests)
+
+
+def open_client(settings: Settings, **overrides: Any) -> LLMClient | None:
+    """The run's client, or None when no LLM is configured (the offline path).
+
+    A run opens one and hands it to every stage, so `max_calls` and
+    `budget_tokens` are one budget for the whole run."""
+    if not settings.llm_configured:
+        return None
+    return LLMClient.from_settings(settings, **overrides)
 
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kg.errors import HopgraphError
+
 FormatMode = Literal["json_schema", "json_object", "none"]
 # Strongest first; an endpoint that rejects one is moved to the next.
 FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object", "none")
@@ -75,6 +77,39 @@ class MergedQuestion(TaskModel):
     answer: str
 
 
+class ReaderAnswer(TaskModel):
+    answer: str
+
+
+class AnswerJudgement(TaskModel):
+    correctness: float = Field(ge=0, le=1, description="How correct the predicted answer is against the reference.")
+    keypoints_matched: list[bool] = Field(default_factory=list, description="Per gold keypoint: stated by the answer?")
+
+
+class Decomposition(TaskModel):
+    steps: list[str] = Field(description="Sub-questions, in the order they must be answered.")
+
+
+class ChainJudgement(TaskModel):
+    accuracy: int = Field(ge=1, le=5)
+    coherence: int = Field(ge=1, le=5)
+    entity_coverage: int = Field(ge=1, le=5)
+    step_alignment: int = Field(ge=1, le=5)
+
+
+class RecordJudgement(TaskModel):
+    faithfulness: float = Field(ge=0, le=1)
+    relevance: float = Field(ge=0, le=1)
+    answerable_from_evidence: bool
+    answerable_without_evidence: bool
+    difficulty: float = Field(ge=0, le=1)
+    hops_needed: int = Field(ge=1)
+
+
+class VisualGrounding(TaskModel):
+    grounded: bool = Field(description="Is the hop's answer read off the image itself?")
+
+
 # The schema of each packaged prompt (kg/prompts/<task>.md).
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "keypoints": Keypoints,
@@ -84,6 +119,12 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "verbalize_chain": VerbalizedChain,
     "verify_chain": ChainVerification,
     "merge_duplicates": MergedQuestion,
+    "eval_read": ReaderAnswer,
+    "eval_judge_answer": AnswerJudgement,
+    "eval_decompose": Decomposition,
+    "eval_judge_chain": ChainJudgement,
+    "eval_judge_record": RecordJudgement,
+    "eval_visual_grounding": VisualGrounding,
 }
 
 
@@ -112,7 +153,7 @@ def response_format(schema: type[BaseModel], mode: FormatMode) -> dict[str, Any]
     return None
 
 
-class ReplyError(ValueError):
+class ReplyError(HopgraphError, ValueError):
     """A reply that is not a valid instance of the task's model.
 
     `kind` is the short reason ("invalid json" or "schema violation") used as
