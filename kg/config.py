@@ -54,6 +54,7 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
+    parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
     keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
     describe_images: bool = True  # figure descriptions by the vision model (captions without one)
 
@@ -265,7 +266,8 @@ min_tokens = 64
 max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
-min_image_px = 150            # smaller images are decorative
+min_image_px = 150            # smaller uncaptioned images are decorative
+parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
 keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
 describe_images = true        # figure descriptions by the vision model (without one: captions)
 
