@@ -10,7 +10,7 @@ from evaluate.corpus import load_corpus, resolve
 from evaluate.errors import DatasetError
 from evaluate.hotpotqa import import_hotpotqa
 from evaluate.records import load_records
-from tests.conftest import CORPUS, needs_corpus
+from testing_support import CORPUS, needs_corpus
 
 QUESTION = {"_id": "h1", "type": "bridge", "level": "easy", "question": "Which valley holds the works?",
             "answer": "Quellin", "supporting_facts": [["Zorbat Works", 0], ["Quellin Valley", 1], ["Zorbat Works", 2]],

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, PDF_DIR, make_settings, needs_corpus
+from testing_support import CORPUS, PDF_DIR, make_settings, needs_corpus
 from kg.pipeline import run_ingest
 from kg.store.falkor import FalkorStore
 
