@@ -261,3 +261,13 @@ def test_context_window_refuses_what_cannot_fit_without_sending(server, tmp_path
                      "keypoints", "v1")
     [res] = client.run_many([big])
     assert res.error == "prompt too long" and len(server.chat_requests) == 0
+
+
+def test_reply_budget_shrinks_to_what_the_window_leaves(server, tmp_path):
+    server.responder = lambda body: ok(KP)
+    client = make(server, tmp_path, config=LLMConfig(context_window=1024, timeout=5.0,
+                                                     max_tokens={"keypoints": 800}))
+    prompt = LLMRequest("keypoints", "generator", [{"role": "user", "content": "w" * 2400}], Keypoints,
+                        "keypoints", "v1")  # about 600 tokens by the client's estimate
+    [res] = client.run_many([prompt])
+    assert res.ok and server.chat_requests[0].body["max_tokens"] == 1024 - 600
