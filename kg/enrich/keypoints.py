@@ -304,7 +304,10 @@ def _fail(result: KeypointResult, s: "_Source", r: Any) -> None:
     if r.detail:
         reason = f"{reason}: {r.detail}"[:300]
     result.failures.append((s.id, reason))
-    log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
+    if r.error in ("endpoint down", "budget exhausted"):
+        log.debug("keypoints for %s %s not asked: %s", s.label, s.id, reason)  # the run says it once
+    else:
+        log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
 
 
 # Internals -------------------------------------------------------------------
