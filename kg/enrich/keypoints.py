@@ -207,9 +207,10 @@ def _llm_batched(result: KeypointResult, sources: list[_Source], client: Any, pr
     Small models leave passages out of a batch reply, or fail on a long one.
     So a reply's left-out passages, and the passages of a batch whose reply
     was unusable or too long for the model, go again in batches of half the
-    size, down to one passage per call, in the same run. A reply that covers
-    none of its passages is refused by the client (never cached); one that
-    covers some is cached, so a rerun pays only for what is still missing.
+    size, down to one passage per call (with the simpler one-passage prompt),
+    in the same run. A reply that covers none of its passages is refused by
+    the client (never cached); one that covers some is cached, so a rerun
+    pays only for what is still missing.
     What fails as a single passage, or for a reason a smaller batch does not
     change (endpoint down, budget), is a failure of that passage only.
     """
@@ -227,15 +228,14 @@ def _llm_batched(result: KeypointResult, sources: list[_Source], client: Any, pr
                     for s in batch:
                         _fail(result, s, r)
                 continue
-            by_index = {p.index: p.keypoints for p in r.value.passages}
+            by_index = ({0: r.value.keypoints} if len(batch) == 1
+                        else {p.index: p.keypoints for p in r.value.passages})
             for i, s in enumerate(batch):
                 if i in by_index:
                     _add(result, s, _clean_llm_keypoints(by_index[i], limit), r.model or "llm", r.prompt_version,
                          matcher)
-                elif len(batch) > 1:
+                else:  # a batch of one is the one-passage prompt: never left out
                     again.append(s)
-                else:  # unreachable: a one-passage reply without it is refused as unusable
-                    result.failures.append((s.id, "keypoints_batch reply left this passage out"))
         pending, size = again, max(1, max(len(b) for b in batches) // 2)
         if again:
             log.info("keypoints: %d passages left out or refused; asking again %d per call", len(again), size)
@@ -271,9 +271,15 @@ def _make_batches(sources: list[_Source], size: int, max_chars: int) -> list[lis
 
 
 def _batch_request(batch: list[_Source], prompts_dir: Path | None, max_chars: int) -> Any:
+    """A keypoints_batch request; a batch of one is asked with the one-passage
+    `keypoints` prompt, whose reply shape small models get right far more often."""
     from kg.llm.client import LLMRequest
 
     cut = min(MAX_SOURCE_CHARS, max_chars)
+    if len(batch) == 1:
+        s = batch[0]
+        return LLMRequest.for_task("keypoints", "generator", STAGE, prompts_dir=prompts_dir,
+                                   title=s.title, section=s.section, text=s.text[:cut])
     passages = "\n\n".join(
         f"[{i}] ({'image description' if s.label == 'Image' else 'text'}"
         f"{', section ' + s.section if s.section else ''})\n{s.text[:cut]}"
@@ -298,7 +304,10 @@ def _fail(result: KeypointResult, s: "_Source", r: Any) -> None:
     if r.detail:
         reason = f"{reason}: {r.detail}"[:300]
     result.failures.append((s.id, reason))
-    log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
+    if r.error in ("endpoint down", "budget exhausted"):
+        log.debug("keypoints for %s %s not asked: %s", s.label, s.id, reason)  # the run says it once
+    else:
+        log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
 
 
 # Internals -------------------------------------------------------------------

@@ -51,6 +51,8 @@ from kg.llm.types import (
 
 log = logging.getLogger("hopgraph.llm")
 
+MIN_REPLY_TOKENS = 64  # a reply budget below this is not worth a call
+
 Role = Literal["generator", "verifier", "vision", "reader"]
 ROLES: tuple[str, ...] = ("generator", "verifier", "vision", "reader")
 
@@ -299,7 +301,7 @@ class LLMClient:
             messages = without_images(messages)
         temp = self.config.temperature if temperature is None else temperature
         max_tokens = max_tokens or {**DEFAULT_MAX_TOKENS, **self.config.max_tokens}.get(base.task)
-        self._check_fits(messages, max_tokens)
+        max_tokens = self._fit(messages, max_tokens)
         params = {
             "temperature": temp,
             "max_tokens": max_tokens,
@@ -367,14 +369,17 @@ class LLMClient:
                 raise _Failure(second.kind, f"after one repair: {second.detail}", usage, requests) from None
 
     # Helpers ---------------------------------------------------------------
-    def _check_fits(self, messages: list[dict[str, Any]], max_tokens: int | None) -> None:
-        """Refuse, without sending, a prompt that cannot fit the configured context window."""
+    def _fit(self, messages: list[dict[str, Any]], max_tokens: int | None) -> int | None:
+        """The reply budget that fits the configured context window: max_tokens,
+        shrunk to what the prompt leaves; a prompt that leaves under MIN_REPLY_TOKENS
+        is refused without sending."""
         window = self.config.context_window
         if not window:
-            return
-        need = estimate_tokens(messages) + (max_tokens or self.expected_output_tokens)
-        if need > window:
-            raise _Failure(PROMPT_TOO_LONG, f"about {need} tokens with the reply; context_window is {window}")
+            return max_tokens
+        room = window - estimate_tokens(messages)
+        if room < MIN_REPLY_TOKENS:
+            raise _Failure(PROMPT_TOO_LONG, f"about {window - room} prompt tokens; context_window is {window}")
+        return min(max_tokens or self.expected_output_tokens, room)
 
     def _fail(self, base: LLMResult, f: _Failure) -> LLMResult:
         self.accounting.record_failure(base.stage, base.role or "?", f.reason)

@@ -4,6 +4,7 @@ One small call per capability, so the answer costs seconds and a handful of
 tokens: reachable and /v1/models, response_format json_schema and
 json_object, plain JSON by prompt, an image part (a generated 8x8 PNG),
 latency, output tokens/s, and throughput at 1, 2, 4 and 8 calls in flight.
+(json_object + schema is llama.cpp's grammar-constrained JSON mode.)
 The result is stored per base URL + model (kg.llm.capabilities), so later
 runs start in the right format mode, with the vision role off when the model
 reads no images, and at the concurrency that still raised throughput.
@@ -106,14 +107,14 @@ async def probe_model(api: openai.AsyncOpenAI, base_url: str, model: str, roles:
     listed = await _check_models(api, model)
     report.checks.append(listed)
     if listed.ok is not True:
-        for name in ("json_schema", "json_object", "plain JSON", "vision", "latency", "output tokens/s"):
+        for name in ("json_schema", "json_object + schema", "json_object", "plain JSON", "vision", "latency",
+                     "output tokens/s"):
             report.checks.append(Check(name, None, "skipped: endpoint unreachable"))
         return report
-    schema_ok = await _check_format(api, model, "json_schema")
-    object_ok = await _check_format(api, model, "json_object")
-    plain = await _check_format(api, model, "none")
-    report.checks += [schema_ok, object_ok, plain]
-    report.format_mode = "json_schema" if schema_ok.ok else "json_object" if object_ok.ok else "none"
+    modes: list[FormatMode] = ["json_schema", "json_object_schema", "json_object", "none"]
+    checks = [await _check_format(api, model, mode) for mode in modes]
+    report.checks += checks
+    report.format_mode = next((m for m, c in zip(modes, checks) if c.ok), "none")
     vision = await _check_vision(api, model)
     report.checks.append(vision)
     report.vision = vision.ok
@@ -145,7 +146,8 @@ async def _check_models(api: openai.AsyncOpenAI, model: str) -> Check:
 
 
 async def _check_format(api: openai.AsyncOpenAI, model: str, mode: FormatMode) -> Check:
-    name = {"json_schema": "json_schema", "json_object": "json_object", "none": "plain JSON"}[mode]
+    name = {"json_schema": "json_schema", "json_object_schema": "json_object + schema",
+            "json_object": "json_object", "none": "plain JSON"}[mode]
     messages = [{"role": "user", "content": 'What is the capital of France? Reply with only the JSON object '
                  '{"city": "<the city>"}.'}]
     fmt = response_format(_City, mode)

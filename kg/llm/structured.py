@@ -19,9 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kg.errors import HopgraphError
 
-FormatMode = Literal["json_schema", "json_object", "none"]
+FormatMode = Literal["json_schema", "json_object_schema", "json_object", "none"]
 # Strongest first; an endpoint that rejects one is moved to the next.
-FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object", "none")
+# "json_object_schema" is JSON mode with the schema attached
+# ({"type": "json_object", "schema": ...}): llama-cpp-python's server refuses
+# json_schema but turns this into a grammar, so even a small model's reply has
+# the task's shape; servers that refuse the extra key downgrade to plain JSON mode.
+FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object_schema", "json_object", "none")
 
 
 class TaskModel(BaseModel):
@@ -150,6 +154,8 @@ def response_format(schema: type[BaseModel], mode: FormatMode) -> dict[str, Any]
                 "strict": False,
             },
         }
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": json_schema(schema)}
     if mode == "json_object":
         return {"type": "json_object"}
     return None

@@ -71,7 +71,8 @@ def test_client_negotiates_format_and_vision_without_retrying_them(llama, tmp_pa
                             section="", text="The Wright Flyer first flew in 1903 at Kitty Hawk."),
     ]
     results = client.run_many(requests)
-    assert client.profile.mode_for(MODEL_ALIAS) == "json_object"  # json_schema refused with a 500: downgraded
+    # json_schema refused with a 500: downgraded to JSON mode with the schema (a grammar in llama.cpp)
+    assert client.profile.mode_for(MODEL_ALIAS) == "json_object_schema"
     assert client.model_for("vision") is None  # image parts refused with a 500: vision off
     reasons = {r.error for r in results if not r.ok}
     assert not reasons & {"server error", "timeout", "connection error"}, reasons
@@ -86,9 +87,9 @@ def test_llm_check_shows_the_capabilities(llama, data_dir):
     checks = {c["name"]: c for c in report["checks"]}
     assert checks["reachable, /v1/models"]["ok"] and "listed" in checks["reachable, /v1/models"]["detail"]
     assert checks["json_schema"]["ok"] is False and "HTTP 500" in checks["json_schema"]["detail"]
-    assert checks["json_object"]["ok"] is True
+    assert checks["json_object + schema"]["ok"] is True and checks["json_object"]["ok"] is True
     assert checks["vision"]["ok"] is False
-    assert report["format_mode"] == "json_object" and report["vision"] is False and report["slots"] >= 1
+    assert report["format_mode"] == "json_object_schema" and report["vision"] is False and report["slots"] >= 1
     assert report["latency_s"] > 0 and report["tokens_per_s"] > 0
     assert (data_dir / "llm_capabilities.json").exists()
 

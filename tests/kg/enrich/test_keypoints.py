@@ -274,15 +274,16 @@ def test_entity_matcher_boundaries_plurals_and_aliases():
 
 
 def test_batched_keypoints_pack_several_passages_per_call(tmp_path):
-    """keypoints_batch: 20 passages at 8 per call cost 3 calls; a passage the reply
-    leaves out is asked again in a smaller batch (here alone: one more call)
-    and, when even its own call leaves it out, is a failure of that passage alone,
-    and is not faked."""
+    """keypoints_batch: 20 passages at 8 per call cost 3 calls; a passage the
+    reply leaves out is asked again (here alone, with the one-passage prompt:
+    one more call), and its keypoints are what that call said, nothing faked."""
     import re as _re
 
     def batch_responder(body):
         text = user_text(body)
         indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", text, flags=_re.MULTILINE)]
+        if not indices:  # the one-passage prompt
+            return {"keypoints": ["The Eiffel Tower fact asked alone holds."]}
         passages = [{"index": i, "keypoints": [f"The Eiffel Tower fact {i} holds in batch."]}
                     for i in indices if not ("Skip me." in text.split(f"[{i}] ")[1].split("\n[")[0])]
         return {"passages": passages}
@@ -295,10 +296,9 @@ def test_batched_keypoints_pack_several_passages_per_call(tmp_path):
         res = extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8)
         c.close()
         assert len(srv.chat_requests) == 4
-    assert [f[0] for f in res.failures] == ["c5"]
-    assert "covers none" in res.failures[0][1]
-    assert len(res.keypoints) == 19
-    assert {k["source_id"] for k in res.keypoints} == {f"c{i}" for i in range(20)} - {"c5"}
+    assert res.failures == []
+    assert {k["source_id"] for k in res.keypoints} == {f"c{i}" for i in range(20)}
+    assert [k["text"] for k in res.keypoints if k["source_id"] == "c5"] == ["The Eiffel Tower fact asked alone holds."]
 
 
 def test_passages_left_out_of_batch_replies_are_asked_again_until_covered(tmp_path):
@@ -334,14 +334,25 @@ def test_passages_left_out_of_batch_replies_are_asked_again_until_covered(tmp_pa
 
 
 def test_a_reply_covering_no_passage_is_not_cached(tmp_path):
-    """An unusable batch reply (no passage of the batch in it) is a failure,
-    not a cached result: the next run asks again and gets the good reply."""
-    replies = iter([{"passages": [{"index": 7, "keypoints": ["The Eiffel Tower is tall."]}]}])
+    """An unusable batch reply (no passage of the batch in it) is not a cached
+    result: its passages are asked again in the same run, and the next run
+    sends the batch again instead of reading the bad reply from the cache."""
+    import re as _re
+
+    batch_calls = []
 
     def responder(body):
-        return next(replies, {"passages": [{"index": 0, "keypoints": ["The Eiffel Tower is 330 m tall."]}]})
+        text = user_text(body)
+        indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", text, flags=_re.MULTILINE)]
+        if not indices:
+            return {"keypoints": ["The Eiffel Tower is 330 m tall."]}
+        batch_calls.append(indices)
+        if len(batch_calls) == 1:
+            return {"passages": [{"index": 7, "keypoints": ["The Eiffel Tower is tall."]}]}
+        return {"passages": [{"index": i, "keypoints": [f"The Eiffel Tower fact {i}."]} for i in indices]}
 
-    chunks = [{"id": "c0", "text": "The Eiffel Tower is 330 m tall.", "entities": ["eiffel tower"]}]
+    chunks = [{"id": f"c{i}", "text": f"The Eiffel Tower, passage {i}.", "entities": ["eiffel tower"]}
+              for i in range(2)]
     with ScriptedLLMServer(responder) as srv:
         results = []
         for _ in range(2):
@@ -349,5 +360,6 @@ def test_a_reply_covering_no_passage_is_not_cached(tmp_path):
                           cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
             results.append(extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8))
             c.close()
-    assert results[0].failures and "unusable reply" in results[0].failures[0][1]
-    assert not results[1].failures and [k["text"] for k in results[1].keypoints] == ["The Eiffel Tower is 330 m tall."]
+    assert results[0].failures == [] and len(results[0].keypoints) == 2  # covered one by one
+    assert len(batch_calls) == 2  # the second run asked the batch again: nothing bad was cached
+    assert sorted(k["text"] for k in results[1].keypoints) == ["The Eiffel Tower fact 0.", "The Eiffel Tower fact 1."]

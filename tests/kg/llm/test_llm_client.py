@@ -227,7 +227,9 @@ def test_json_mode_rejection_falls_back_to_plain_text(server, make_client):
     client = make_client(concurrency=1)
     results = client.run_many([req(1), req(2)])
     assert all(r.ok for r in results)
-    assert [r.response_format_type for r in server.requests] == ["json_schema", "json_object", None, None]
+    # json_schema, then JSON mode with the schema attached, then plain JSON mode, then none
+    assert [r.response_format_type for r in server.requests] == ["json_schema", "json_object", "json_object", None, None]
+    assert "schema" in server.requests[1].body["response_format"] and "schema" not in server.requests[2].body["response_format"]
 
 
 def test_image_parts_reach_the_server(server, make_client):

@@ -225,12 +225,12 @@ def test_probe_reports_and_stores_what_the_endpoint_can_do(server, tmp_path):
     checks = {c.name: c for c in report.checks}
     assert report.roles == ["generator", "verifier", "vision", "reader"]
     assert checks["json_schema"].ok is False and "HTTP 500" in checks["json_schema"].detail
-    assert checks["json_object"].ok is True and checks["plain JSON"].ok is True
-    assert checks["vision"].ok is False
-    assert report.format_mode == "json_object" and report.vision is False
+    assert checks["json_object + schema"].ok is True and checks["json_object"].ok is True
+    assert checks["plain JSON"].ok is True and checks["vision"].ok is False
+    assert report.format_mode == "json_object_schema" and report.vision is False
     assert set(report.throughput) == {1, 2, 4, 8} and report.slots in (1, 2, 4, 8)
     cap = store.get(server.base_url, "small")
-    assert cap is not None and cap.source == "probe" and cap.format_mode == "json_object" and cap.vision is False
+    assert cap is not None and cap.source == "probe" and cap.format_mode == "json_object_schema" and cap.vision is False
     # a later run starts in JSON mode, at the measured concurrency, vision off: no failed call
     server.reset()
     client = LLMClient(cfg, base_url=server.base_url, cache_path=tmp_path / "c.sqlite", capabilities=store)
@@ -238,6 +238,7 @@ def test_probe_reports_and_stores_what_the_endpoint_can_do(server, tmp_path):
     server.responder = lambda body: ok(KP)
     [res] = client.run_many([req(1)])
     assert res.ok and [r.response_format_type for r in server.chat_requests] == ["json_object"]
+    assert "schema" in server.chat_requests[0].body["response_format"]
 
 
 def test_probe_of_a_dead_endpoint_says_unreachable(tmp_path):
@@ -261,3 +262,13 @@ def test_context_window_refuses_what_cannot_fit_without_sending(server, tmp_path
                      "keypoints", "v1")
     [res] = client.run_many([big])
     assert res.error == "prompt too long" and len(server.chat_requests) == 0
+
+
+def test_reply_budget_shrinks_to_what_the_window_leaves(server, tmp_path):
+    server.responder = lambda body: ok(KP)
+    client = make(server, tmp_path, config=LLMConfig(context_window=1024, timeout=5.0,
+                                                     max_tokens={"keypoints": 800}))
+    prompt = LLMRequest("keypoints", "generator", [{"role": "user", "content": "w" * 2400}], Keypoints,
+                        "keypoints", "v1")  # about 600 tokens by the client's estimate
+    [res] = client.run_many([prompt])
+    assert res.ok and server.chat_requests[0].body["max_tokens"] == 1024 - 600
