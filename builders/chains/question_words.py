@@ -15,7 +15,10 @@ PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
 TIME_LABELS = frozenset({"DATE", "TIME"})
 COUNT_LABELS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\.?$|^[A-Z]\.$")
-_WH = re.compile(r"\b(who|whom|whose|where|when|how many|how much|what|which)\b", re.IGNORECASE)
+_WH = re.compile(r"\b(which (?:person|people|place|location|city|country|date|year)|who|whom|whose|where|when"
+                 r"|how many|how much|what|which)\b", re.IGNORECASE)
+_WHICH = {"person": "who", "people": "who", "place": "where", "location": "where", "city": "where",
+          "country": "where", "date": "when", "year": "when"}
 
 
 def looks_like_person(name: str) -> bool:
@@ -46,6 +49,8 @@ def asked_word(question: str) -> str:
     if not found:
         return "what"
     word = found[-1].lower()
+    if word.startswith("which "):
+        return _WHICH[word.split()[1]]
     return {"whom": "who", "whose": "who", "which": "what", "how much": "how many"}.get(word, word)
 
 

@@ -125,9 +125,10 @@ class Walker:
 
     # ---- shared steps ---------------------------------------------------
     def sample_length(self) -> int:
-        """min..max hops, weighted toward 3 and more (weights 1 : 3 : 3 : ...)."""
+        """min..max hops, weighted toward 3 and more (weights 1 : 8 : 8 : ...): longer walks
+        fail more often, so they must be tried more often for the accepted average to reach 3."""
         lengths = list(range(self.min_hops, self.max_hops + 1))
-        weights = [1 if n == 2 else 3 for n in lengths]
+        weights = [1 if n == 2 else 8 for n in lengths]
         return self.rng.choices(lengths, weights)[0]
 
     def bridgeable(self, ent: str) -> bool:
@@ -152,7 +153,7 @@ class Walker:
     TRIES = 12
 
     def step(self, current: str, incoming: str, visited: list[str], want: str = "Chunk",
-             avoid_entities: set[str] = frozenset()) -> tuple[str, str] | None:
+             avoid_entities: set[str] = frozenset(), onward: bool = False) -> tuple[str, str] | None:
         """Next node of label `want`, entered through a bridge of `current`: (entity, node).
 
         The entered node must itself name the bridge in a usable sentence. With
@@ -167,7 +168,8 @@ class Walker:
             if not pool:
                 continue
             cross_wanted = self.rng.random() < 0.8
-            options = [n for n in self._draw(pool) if self._enterable(n, ent, doc, visited)]
+            options = [n for n in self._draw(pool) if self._enterable(n, ent, doc, visited)
+                       and (not onward or self._can_continue(n, ent, avoid_entities))]
             if not options:
                 continue
             cross = [n for n in options if self.view.nodes[n].doc_id != doc]
@@ -186,6 +188,11 @@ class Walker:
             return False
         return bool(self.statements.partners(node_id, ent))
 
+    def _can_continue(self, node_id: str, ent: str, avoid: set[str]) -> bool:
+        """Lookahead for a middle hop: some bridge leads on from `node_id` (no dead end)."""
+        return any(e not in avoid and e != ent and self.bridgeable(e) and len(self.view.mentioned_by[e]) > 1
+                   for e in self.statements.partners(node_id, ent))
+
     def answer_entity(self, node_id: str, incoming: str, exclude: set[str]) -> str:
         """An entity of the last hop, in a relation with `incoming`, to be the final answer."""
         options = [e for e in self.outgoing(node_id, incoming)
@@ -203,7 +210,7 @@ class Walker:
         used_bridges: set[str] = {incoming} if incoming else set()
         while len(hops) < length:
             nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
-                            used_bridges)
+                            used_bridges, onward=len(hops) + 1 < length)
             if nxt is None:
                 return None
             ent, node = nxt
