@@ -64,7 +64,7 @@ SET a.status = 'accepted'
 
 // name: chain_ids
 MATCH (c:Chain)
-RETURN c.id AS id, c.status AS status, c.graph_type AS graph_type
+RETURN c.id AS id, c.status AS status, c.graph_type AS graph_type, c.hops AS hops
 
 // name: chains_for_dedup
 MATCH (c:Chain)

@@ -27,6 +27,7 @@ from kg.errors import HopgraphError
 from queries.corpus_view import CorpusView, load_corpus_view
 
 ROUND_MIN = 16
+LONG_HOPS = 3
 MIN_TRIES_BEFORE_GIVING_UP = 60  # verified candidates before three barren rounds end a run
 MAX_EMPTY_SAMPLES = 400  # consecutive failed samples of one type before it is declared exhausted
 
@@ -110,6 +111,10 @@ class GenerateRun:
     console: object = None
     used_docs: Counter = field(default_factory=Counter)
     used_topics: Counter = field(default_factory=Counter)
+    # Chains of LONG_HOPS or more are sampled first, shorter ones (down to
+    # min_hops) only once long ones run dry: short chains are found far more
+    # easily, and taking them as they came made 2 hops the norm.
+    prefer_long: bool = False
 
 
 def make_walker(view: CorpusView, settings: Settings, rng: random.Random) -> Walker:
@@ -165,6 +170,8 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
         return report.to_dict()
     run = GenerateRun(settings, store, view, walker, types, report, accepted_now, need, len(existing),
                       {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console)
+    if cfg.min_hops < LONG_HOPS <= cfg.max_hops:
+        run.prefer_long, walker.min_hops = True, LONG_HOPS
     missing = generate_rounds(run, dry_run)
     return finish(run, missing)
 
@@ -196,14 +203,18 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
                 if not open_all:
                     open_all = True
                     continue
+                if stalled >= 2 and allow_short(run):  # long chains ran dry even with relaxed caps
+                    stalled = 0
+                    continue
                 stalled += 1
                 quotas = Quotas(run.view, cfg.n * (2 + stalled), run.used_docs, run.used_topics)  # relax the caps
                 continue
             if dry_run:
                 estimate_dry_run(run, cands)
                 return 0
-            outcomes = (llm_round(run.view, cands, run.client, run.settings, cfg.min_hops) if run.client
-                        else offline_round(run.view, run.walker.statements, cands, cfg.min_hops))
+            min_hops = run.walker.min_hops
+            outcomes = (llm_round(run.view, cands, run.client, run.settings, min_hops) if run.client
+                        else offline_round(run.view, run.walker.statements, cands, min_hops))
             accepted = tally_round(run, outcomes, bar)
             tried_rounds += sum(o.status != "failed" for o in outcomes)
             accepted_rounds += accepted
@@ -211,6 +222,8 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
             # candidates has been tried (small rounds of a small n say little).
             if not accepted and tried_rounds >= MIN_TRIES_BEFORE_GIVING_UP:
                 stalled += 1
+                if stalled >= 3 and allow_short(run):
+                    stalled = 0
             elif accepted:
                 stalled = 0
             if run.client is not None and run.client.budget_exhausted:
@@ -236,13 +249,22 @@ def estimate_dry_run(run: GenerateRun, cands: list[Candidate]) -> None:
     run.report.llm = acct
 
 
+def allow_short(run: GenerateRun) -> bool:
+    """Long chains ran dry: sample down to min_hops from now on. False if that was already so."""
+    if not run.prefer_long:
+        return False
+    run.prefer_long, run.walker.min_hops = False, run.settings.generate.min_hops
+    return True
+
+
 def tally_round(run: GenerateRun, outcomes: list[Outcome], bar) -> int:
     """Count, write back and return the number accepted; never more than asked for."""
     from kg.errors import LLMUnavailable
 
     kept, accepted = [], 0
     failed = [o for o in outcomes if o.status == "failed"]
-    for o in outcomes:
+    # Longer chains first, so they are the ones a full round keeps.
+    for o in sorted(outcomes, key=lambda o: -len(o.draft.candidate.hops)):
         gtype = o.draft.candidate.graph_type
         if o.status == "failed":
             run.report.llm_failed[o.reason] += 1

@@ -156,35 +156,44 @@ class StatementIndex:
 
     def relation(self, node_id: str, incoming: str, target: str) -> Statement | None:
         """The shortest stretch of one sentence naming both entities with a verb between them."""
-        best: Statement | None = None
+        best: tuple[tuple[int, int], Statement] | None = None
         for sentence in self.sentences(node_id):
             a, b = sentence.spans.get(incoming), sentence.spans.get(target)
             if a is None or b is None or _overlap(a, b):
                 continue
-            st = self._relation_in(sentence, a, b, incoming, target, self._check_verbs(node_id))
-            if st is not None and (best is None or len(st.text) < len(best.text)):
-                best = st
-        return best
+            st = self._relation_in(sentence, a, b, incoming, target, self._check_verbs(node_id),
+                                  self.rules.can_bridge)
+            if st is None:
+                continue
+            # Fewest other entities first (each is a possible way around the hop), then shortest.
+            key = (sum(1 for e in sentence.spans if e not in (incoming, target) and
+                       find_surface(self.names(e), st.text)), len(st.text))
+            if best is None or key < best[0]:
+                best = (key, st)
+        return best[1] if best else None
 
     @staticmethod
     def _relation_in(sentence: Sentence, a: tuple[int, int], b: tuple[int, int],
-                     incoming: str, target: str, need_verb: bool) -> Statement | None:
+                     incoming: str, target: str, need_verb: bool, leaky) -> Statement | None:
         """The relation's text: from the start of the clause holding both entities to the later one.
 
-        Rejected when a verb is missing between them, when the target runs on
-        into a longer name ("Bulletin" of "Bulletin 737-27-1318"), or when the
-        stretch names a third entity (a reader could then find the sentence
-        without the bridge).
+        Rejected when a verb is missing between them, or when the target runs on
+        into a longer name ("Bulletin" of "Bulletin 737-27-1318"). A third
+        entity in the stretch is allowed: the question then names it, and
+        verification (verify.py) rejects the chain if it leads around a hop.
         """
         start, end = min(a[0], b[0]), max(a[1], b[1])
         if need_verb and not _verb_outside([v for v in sentence.verbs if start <= v[0] < end], [a, b]):
             return None
         if not whole_name(sentence.text, b):
             return None
-        others = [span for ent, span in sentence.spans.items() if ent not in (incoming, target)]
+        # A specific third entity in the quote would be a way around the hop:
+        # start the quote after it, or give up on this sentence.
+        leaks = [sp[0] for e, sp in sentence.spans.items() if e not in (incoming, target) and leaky(e)]
         clause = next((c for c in _clause_starts(sentence.text, start)
-                       if not any(c <= o[0] < end for o in others)), None)
-        if clause is None or any(start <= o[0] < end for o in others):
+                       if len(sentence.text[c:end].split()) <= MAX_RELATION_WORDS
+                       and not any(c <= x < end for x in leaks)), None)
+        if clause is None:
             return None
         text = sentence.text[clause:end].strip().rstrip(",;:")
         if len(text.split()) > MAX_RELATION_WORDS:
@@ -202,7 +211,7 @@ class StatementIndex:
                 continue
             for ent, b in sentence.spans.items():
                 if ent != incoming and not _overlap(a, b) and \
-                        self._relation_in(sentence, a, b, incoming, ent, need_verb) is not None:
+                        self._relation_in(sentence, a, b, incoming, ent, need_verb, self.rules.can_bridge) is not None:
                     found.add(ent)
         return sorted(found)
 

@@ -153,6 +153,9 @@ def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -
     # A reader follows what the question names and what the hops answer; an
     # entity the question never leads to ("MCAS" in every sentence of a
     # report) is no route, so sentences keep only the chain's own entities.
+    # Generic entities (those the bridge rules refuse: "FAA" all over an FAA
+    # rule) lead a reader nowhere in particular, so they carry no shortcut either.
+    seeds = {e for e in seeds if e == "quote:0" or statements.rules.can_bridge(e)}
     relevant = seeds | {h.bridge for h in cand.hops if h.bridge} | {answer}
     per_hop = [[s & relevant for s in hop] for hop in per_hop]
     v = ChainVerdict()

@@ -58,7 +58,9 @@ class Quotas:
     """Caps how many chains may start in (or use) one document or topic.
 
     A document's share is proportional to its number of chunks, with slack
-    (x1.5, at least 2) so small corpora are not starved.
+    (x1.5, at least 2) so small corpora are not starved. A chain weighs 1 in
+    all, spread evenly over its hops: charging every document and topic a
+    long chain touches a whole chain made the caps reject long chains first.
     """
 
     def __init__(self, view: CorpusView, target: int, used_docs: Counter | None = None,
@@ -72,20 +74,27 @@ class Quotas:
         self.docs = Counter(used_docs or {})
         self.topics = Counter(used_topics or {})
 
-    def allows(self, view: CorpusView, node_ids: list[str]) -> bool:
+    def _shares(self, view: CorpusView, node_ids: list[str]) -> tuple[Counter, Counter]:
+        weight = 1 / max(1, len(node_ids))
+        docs: Counter = Counter()
+        topics: Counter = Counter()
         for nid in node_ids:
             node = view.nodes[nid]
-            if self.docs[node.doc_id] >= self.doc_cap.get(node.doc_id, 2):
-                return False
-            if node.topic and self.topics[node.topic] >= self.topic_cap.get(node.topic, 2):
-                return False
-        return True
+            docs[node.doc_id] += weight
+            if node.topic:
+                topics[node.topic] += weight
+        return docs, topics
+
+    def allows(self, view: CorpusView, node_ids: list[str]) -> bool:
+        docs, topics = self._shares(view, node_ids)
+        if any(self.docs[d] + w > self.doc_cap.get(d, 2) + 1e-9 for d, w in docs.items()):
+            return False
+        return all(self.topics[t] + w <= self.topic_cap.get(t, 2) + 1e-9 for t, w in topics.items())
 
     def take(self, view: CorpusView, node_ids: list[str]) -> None:
-        for doc in {view.nodes[n].doc_id for n in node_ids}:
-            self.docs[doc] += 1
-        for topic in {view.nodes[n].topic for n in node_ids if view.nodes[n].topic}:
-            self.topics[topic] += 1
+        docs, topics = self._shares(view, node_ids)
+        self.docs.update(docs)
+        self.topics.update(topics)
 
 
 class Walker:
@@ -111,6 +120,7 @@ class Walker:
         n_nodes = max(1, len(view.nodes))
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
+        self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
         self._usable: dict[str, bool] = {}
         # Nodes per (entity, label), built once: a step draws from these lists
@@ -153,7 +163,7 @@ class Walker:
     TRIES = 12
 
     def step(self, current: str, incoming: str, visited: list[str], want: str = "Chunk",
-             avoid_entities: set[str] = frozenset(), onward: bool = False) -> tuple[str, str] | None:
+             avoid_entities: set[str] = frozenset(), onward: str = "") -> tuple[str, str] | None:
         """Next node of label `want`, entered through a bridge of `current`: (entity, node).
 
         The entered node must itself name the bridge in a usable sentence. With
@@ -169,7 +179,7 @@ class Walker:
                 continue
             cross_wanted = self.rng.random() < 0.8
             options = [n for n in self._draw(pool) if self._enterable(n, ent, doc, visited)
-                       and (not onward or self._can_continue(n, ent, avoid_entities))]
+                       and self._leads_on(n, ent, avoid_entities, visited, onward)]
             if not options:
                 continue
             cross = [n for n in options if self.view.nodes[n].doc_id != doc]
@@ -188,10 +198,27 @@ class Walker:
             return False
         return bool(self.statements.partners(node_id, ent))
 
-    def _can_continue(self, node_id: str, ent: str, avoid: set[str]) -> bool:
-        """Lookahead for a middle hop: some bridge leads on from `node_id` (no dead end)."""
-        return any(e not in avoid and e != ent and self.bridgeable(e) and len(self.view.mentioned_by[e]) > 1
-                   for e in self.statements.partners(node_id, ent))
+    def _leads_on(self, node_id: str, ent: str, avoid: set[str], visited: list[str], onward: str) -> bool:
+        """Lookahead, so a walk does not enter a dead end.
+
+        onward "bridge": some bridge of `node_id` (in a relation with `ent`)
+        reaches a further node that could be entered; "answer": the node has
+        an answer for the final hop; "": no requirement.
+        """
+        if onward == "answer":
+            return any(e not in avoid and e != ent and self.rules.can_answer(e)
+                       for e in self.statements.partners(node_id, ent))
+        if onward != "bridge":
+            return True
+        doc = self.view.nodes[node_id].doc_id
+        seen = [*visited, node_id]
+        for e in self.statements.partners(node_id, ent):
+            if e in avoid or e == ent or not self.bridgeable(e):
+                continue
+            pool = self._by_label.get((e, "Chunk"), [])
+            if any(n not in seen and self._enterable(n, e, doc, seen) for n in self._draw(pool)):
+                return True
+        return False
 
     def answer_entity(self, node_id: str, incoming: str, exclude: set[str]) -> str:
         """An entity of the last hop, in a relation with `incoming`, to be the final answer."""
@@ -205,12 +232,23 @@ class Walker:
                        and self.compatible(i, visited))
         return self.rng.choice(links) if links else None
 
+    def start_chunk(self) -> str | None:
+        """A random chunk with an entity a first hop can ask for; chunks found without one are dropped."""
+        while self._starts:
+            i = self.rng.randrange(len(self._starts))
+            chunk = self._starts[i]
+            if any(self.bridgeable(e) for e in self.outgoing(chunk, "")):
+                return chunk
+            self._starts[i] = self._starts[-1]
+            self._starts.pop()
+        return None
+
     def text_path(self, start: str, length: int, visited: list[str], incoming: str = "") -> list[Hop] | None:
         hops = [Hop(start, self.view.nodes[start].label)]
         used_bridges: set[str] = {incoming} if incoming else set()
         while len(hops) < length:
             nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
-                            used_bridges, onward=len(hops) + 1 < length)
+                            used_bridges, onward="bridge" if len(hops) + 1 < length else "answer")
             if nxt is None:
                 return None
             ent, node = nxt
@@ -228,7 +266,10 @@ class Walker:
             return None
         length = self.sample_length()
         for _ in range(self.STARTS):
-            cand = self._serial("text_chain", self.text_path(self.rng.choice(self.chunks), length, []))
+            start = self.start_chunk()
+            if start is None:
+                return None
+            cand = self._serial("text_chain", self.text_path(start, length, []))
             if cand is not None:
                 return cand
         return None
@@ -264,7 +305,8 @@ class Walker:
         return None
 
     def _text_then_image(self, length: int) -> Candidate | None:
-        hops = self.text_path(self.rng.choice(self.chunks), length - 1, [])
+        start = self.start_chunk()
+        hops = self.text_path(start, length - 1, []) if start else None
         if hops is None:
             return None
         incoming = hops[-2].bridge if len(hops) > 1 else ""
@@ -319,6 +361,8 @@ class Walker:
         earlier = set().union(*(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
         incoming = hops[-2].bridge
         answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier)
+        if not answer:  # named earlier too: verification decides whether that is a shortcut
+            answer = self.answer_entity(hops[-1].node_id, incoming, exclude)
         if not answer:
             return None
         structure = [(i, i + 1) for i in range(len(hops))]
