@@ -114,6 +114,7 @@ class StatementIndex:
         out: list[Sentence] = []
         for text in split_sentences(node.text, collapse_whitespace=True):
             text = _ENUMERATOR.sub("", text.strip())  # "(2) Before using ..." -> "Before using ..."
+            text = _FOOTNOTE.sub("", text)  # "threshold,11 the" -> "threshold, the"
             if not 20 <= len(text) <= 400 or not clean_text(text):
                 continue
             spans = {}
@@ -185,8 +186,8 @@ class StatementIndex:
         start, end = min(a[0], b[0]), max(a[1], b[1])
         if need_verb and not _verb_outside([v for v in sentence.verbs if start <= v[0] < end], [a, b]):
             return None
-        if not whole_name(sentence.text, b):
-            return None
+        if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(":
+            return None  # a blank that runs on, or a bridge that is an acronym's definition
         # A specific third entity in the quote would be a way around the hop:
         # start the quote after it, or give up on this sentence.
         leaks = [sp[0] for e, sp in sentence.spans.items() if e not in (incoming, target) and leaky(e)]
@@ -233,6 +234,7 @@ class StatementIndex:
 _CLAUSE_BREAK = re.compile(r"(?:^|[,;:(\u2014]\s*|\s-\s)")
 _RUNS_ON = re.compile(r"^\s?(?:[\d\u2013\u2014-]|[A-Z][\w\-]*\b)|^\.\s?\d")
 _ENUMERATOR = re.compile(r"^(?:\(\w{1,4}\)|\w{1,3}\)|\d{1,3}\.?)\s+(?=[A-Z(])")
+_FOOTNOTE = re.compile(r"(?<=[),.;])\d{1,2}(?=\s)")
 FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})  # a verb that makes a statement, not a participle
 
 
