@@ -151,6 +151,21 @@ def test_a_hop_whose_target_the_question_names_is_not_needed(view):
     assert not verdict.passed and verdict.necessary[0] is False
 
 
+def test_one_shrink_rule_for_both_paths(view):
+    from builders.chains.shrink import shrunk
+    from builders.chains.verify import ChainVerdict
+
+    walker = _walker(view)
+    cand = next(c for c in (walker.sample("text_chain") for _ in range(40)) if c is not None and len(c.hops) == 3)
+    verdict = ChainVerdict(necessary=[False, True, True])
+    smaller = shrunk(view, cand, verdict, min_hops=2)
+    assert smaller is not None and smaller.node_ids == cand.node_ids[1:]
+    assert smaller.structure == [(0, 1), (1, 2)] and smaller.answer_entity == cand.answer_entity
+    assert shrunk(view, cand, verdict, min_hops=3) is None  # no room under --min-hops 3
+    assert shrunk(view, cand, ChainVerdict(necessary=[True, True, False]), min_hops=2) is None  # the answer hop
+    assert shrunk(view, cand, ChainVerdict(necessary=[False, True, True], navigation=False), min_hops=2) is None
+
+
 def test_shrink_keeps_the_chain_type():
     from builders.chains.chain_types import CHAIN_TYPE_TABLE, chain_type
     from kg.config import CHAIN_TYPES
