@@ -73,7 +73,7 @@ def sample_candidates(view: CorpusView, walker: Walker, types: list[str], want: 
             ok = False
             if cand is not None and len(cand.hops) < walker.min_hops:
                 cand = None  # fork walkers build fixed-size chains; min_hops must still hold
-            if cand is not None and cand.id not in skip and quotas.allows(view, cand.node_ids):
+            if cand is not None and cand.id not in skip and quotas.allows_chain(view, cand.node_ids, cand.bridges):
                 try:
                     build_structure(len(cand.hops), cand.structure)
                     ok = True
@@ -81,7 +81,7 @@ def sample_candidates(view: CorpusView, walker: Walker, types: list[str], want: 
                     ok = False
             if ok:
                 skip.add(cand.id)
-                quotas.take(view, cand.node_ids)
+                quotas.take_chain(view, cand.node_ids, cand.bridges)
                 out.append(cand)
                 got[gtype] += 1
                 failures[gtype] = 0

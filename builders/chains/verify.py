@@ -137,6 +137,15 @@ def _normal(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def one_item_holds_all(view: CorpusView, cand) -> bool:
+    """cypher/audits/shortcut.cypher's rule: an evidence node before the last hop
+    that mentions every bridge and the answer makes the chain one lookup."""
+    needed = {h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge} | {cand.answer_entity}
+    if len(cand.hops) < 2 or not cand.answer_entity or len(needed) < 2:
+        return False
+    return any(needed <= view.mentions.get(h.node_id, set()) for h in cand.hops[:-1])
+
+
 def question_entities(view: CorpusView, question: str, universe: set[str]) -> set[str]:
     return {e for e in universe if mentions_entity(view, e, question)}
 
@@ -169,6 +178,7 @@ def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -
         v.reasons.append("answer not reachable from the question through the evidence")
         v.faithful = False
     v.no_shortcut = not any(answerable(seeds, h, answer) for h in per_hop) if len(per_hop) > 1 else True
+    v.no_shortcut = v.no_shortcut and not one_item_holds_all(view, cand)
     v.faithful = v.faithful and all(_normal(h.answer) in _normal(view.nodes[n.node_id].text)
                                     for h, n in zip(draft.hops, cand.hops))
     v.standalone = is_standalone(draft.question)

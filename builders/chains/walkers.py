@@ -53,6 +53,10 @@ class Candidate:
     def node_ids(self) -> list[str]:
         return [h.node_id for h in self.hops]
 
+    @property
+    def bridges(self) -> list[str]:
+        return [h.bridge for h in self.hops if h.bridge_kind == "entity" and h.bridge]
+
 
 class Quotas:
     """Caps how many chains may start in (or use) one document or topic.
@@ -73,6 +77,12 @@ class Quotas:
         self.topic_cap = {t: max(2, math.ceil(1.5 * target * c / total)) for t, c in by_topic.items()}
         self.docs = Counter(used_docs or {})
         self.topics = Counter(used_topics or {})
+        # Variety: one bridge entity or one piece of evidence in a few chains
+        # only, or a small corpus yields the same facts in every question.
+        self.bridge_cap = max(2, math.ceil(0.05 * target))
+        self.node_cap = max(3, math.ceil(0.1 * target))
+        self.bridges: Counter = Counter()
+        self.nodes: Counter = Counter()
 
     def _shares(self, view: CorpusView, node_ids: list[str]) -> tuple[Counter, Counter]:
         weight = 1 / max(1, len(node_ids))
@@ -84,6 +94,16 @@ class Quotas:
             if node.topic:
                 topics[node.topic] += weight
         return docs, topics
+
+    def allows_chain(self, view: CorpusView, node_ids: list[str], bridges: list[str]) -> bool:
+        if any(self.bridges[b] >= self.bridge_cap for b in bridges if b):
+            return False
+        return all(self.nodes[n] < self.node_cap for n in node_ids) and self.allows(view, node_ids)
+
+    def take_chain(self, view: CorpusView, node_ids: list[str], bridges: list[str]) -> None:
+        self.bridges.update(b for b in set(bridges) if b)
+        self.nodes.update(node_ids)
+        self.take(view, node_ids)
 
     def allows(self, view: CorpusView, node_ids: list[str]) -> bool:
         docs, topics = self._shares(view, node_ids)
