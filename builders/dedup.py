@@ -25,17 +25,16 @@ run_dedup is idempotent: it first runs `clear_duplicates` (duplicates back to
 accepted, DUPLICATE_OF edges deleted), then recomputes from the same inputs
 (nodes sorted by id, edges sorted), so a second run writes the same result.
 
-LLM merge (settings.dedup.llm_merge) is a hook, not an implementation: pass
+Merging is an extension point for library users, not a setting: pass
 `merge_hook(kept: dict, duplicates: list[dict]) -> dict | None` to run_dedup to
 rewrite a kept chain's question/answer from its duplicates (the packaged prompt
-kg/prompts/merge_duplicates.md is written for this). Without a hook nothing is
-merged, and llm_merge = true only produces a warning.
+kg/prompts/merge_duplicates.md is written for this). Without a hook the
+best-verified chain of a group is kept as it is.
 """
 
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -268,9 +267,6 @@ def run_dedup(settings: Any, store: Any, embedder: Any = None,
         kept_groups.setdefault(kept, []).append(d)
     report.update(groups=len(groups), duplicates=len(duplicates), merged=len(kept_groups))
 
-    if cfg.llm_merge and merge_hook is None:
-        warnings.warn("dedup.llm_merge is enabled but no merge hook is available: "
-                      "duplicates were resolved by keeping the best-verified chain", stacklevel=2)
     if merge_hook is not None and kept_groups:
         report["llm_merged"] = _apply_merge_hook(store, rows, kept_groups, merge_hook)
     log.info("dedup: %s", report)

@@ -28,6 +28,7 @@ CHAIN_TYPES = (
     "parallel_visual_textual_fork",
     "multi_image_fork",
 )
+EXPORT_FORMATS = ("jsonl", "parquet", "hf")
 
 
 class Section(BaseModel):
@@ -53,6 +54,9 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
+    parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
+    keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
+    describe_images: bool = True  # figure descriptions by the vision model (captions without one)
 
 
 class EmbeddingConfig(Section):
@@ -78,11 +82,23 @@ class TopicConfig(Section):
     seed: int = 42
 
 
+DEFAULT_MAX_TOKENS = {
+    "keypoints": 512,
+    "keypoints_batch": 2048,
+    "describe_image": 400,
+    "domain_persona": 200,
+    "verbalize_chain": 800,
+    "verify_chain": 400,
+    "merge_duplicates": 300,
+}
+
+
 class LLMConfig(Section):
     base_url: str | None = None  # falls back to OPENAI_BASE_URL
     generator_model: str = "gpt-4o-mini"
     verifier_model: str = "gpt-4o-mini"
     vision_model: str | None = None  # no vision model: descriptions come from captions
+    reader_model: str | None = None  # `hopgraph eval` reader and judge; falls back to generator_model
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(6, ge=0)
@@ -92,6 +108,15 @@ class LLMConfig(Section):
     prompts_dir: Path | None = None  # a folder of the user's own prompt files
     cache: bool = True
     keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
+    # Connection failures in a row after which a run stops (the endpoint is gone).
+    breaker_threshold: int = Field(5, ge=1)
+    # The model's context window in tokens, for small local models: prompts are
+    # sized to fit (the keypoints batch splits) and a prompt that cannot fit is
+    # not sent. None: no limit known (hosted models).
+    context_window: int | None = Field(None, ge=256)
+    # Reply tokens per task. Small models ramble until they hit the limit;
+    # these cover the longest good replies measured (README, "LLM endpoints").
+    max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
 
 
 class GenerateConfig(Section):
@@ -100,8 +125,6 @@ class GenerateConfig(Section):
     min_hops: int = Field(2, ge=2)
     max_hops: int = Field(4, ge=2)
     seed: int = 7
-    keypoints: bool = True
-    describe_images: bool = True
     near_duplicate_score: float = 0.92
     # Section roles (set at ingest) whose chunks may be chain evidence; the rest stay searchable.
     evidence_roles: list[str] = Field(default_factory=lambda: ["body", "appendix"])
@@ -123,7 +146,6 @@ class DedupConfig(Section):
     resolution: float = Field(1.0, gt=0)
     k: int = Field(10, ge=1)
     seed: int = 42
-    llm_merge: bool = False
 
 
 class ExportConfig(Section):
@@ -257,7 +279,10 @@ min_tokens = 64
 max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
-min_image_px = 150            # smaller images are decorative
+min_image_px = 150            # smaller uncaptioned images are decorative
+parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
+keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
+describe_images = true        # figure descriptions by the vision model (without one: captions)
 
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
@@ -280,6 +305,7 @@ seed = 42
 generator_model = "gpt-4o-mini"
 verifier_model = "gpt-4o-mini"
 # vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
+# reader_model = "gpt-4o-mini"             # hopgraph eval reader and judge; unset: generator_model
 concurrency = 8
 timeout = 60.0
 max_retries = 6
@@ -289,6 +315,10 @@ temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
 keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
+breaker_threshold = 5                      # connection failures in a row that stop a run
+# context_window = 8192                    # small local models: prompts are sized to fit
+# [llm.max_tokens]                         # reply tokens per task (defaults in kg/config.py)
+# keypoints_batch = 2048
 
 [generate]
 n = 50
@@ -296,8 +326,6 @@ types = ["text_chain", "image_initiated_chain", "text_initiated_chain", "paralle
 min_hops = 2
 max_hops = 4
 seed = 7
-keypoints = true
-describe_images = true
 near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
 evidence_roles = ["body", "appendix"]  # chunk section roles that may be chain evidence
 max_doc_share = 0.3           # a bridge in more of one document's chunks is that document's topic
@@ -313,7 +341,6 @@ tau = 0.7                     # pair score at or above which two chains are dupl
 resolution = 1.0
 k = 10
 seed = 42
-llm_merge = false
 
 [export]
 formats = ["jsonl"]           # any of "jsonl", "parquet", "hf"

@@ -284,6 +284,8 @@ def tally_round(run: GenerateRun, outcomes: list[Outcome], bar) -> int:
         kept.append(o)
     write_back(run.store, run.view, kept, run.seq)
     run.seq += len(kept)
+    if run.client is not None and getattr(run.client, "endpoint_down", False):
+        raise LLMUnavailable(run.client.down_message())  # chains of this round are saved
     if failed and len(failed) == len(outcomes):
         # Every call of the round failed: the endpoint is down or refusing.
         # Stop; nothing is lost, and a re-run resumes from here.

@@ -146,11 +146,10 @@ def test_empty_store_and_single_chain(falkor_store, embedder, tmp_path):
     assert run_dedup(settings(tmp_path), falkor_store, embedder=embedder)["duplicates"] == 0
 
 
-def test_llm_merge_is_a_hook_not_a_default(falkor_store, embedder, tmp_path):
+def test_merging_is_a_hook_not_a_default(falkor_store, embedder, tmp_path):
     plant_corpus(falkor_store)
     write_chains(falkor_store, PLANTED)
-    with pytest.warns(UserWarning, match="no merge hook"):
-        report = run_dedup(settings(tmp_path, llm_merge=True), falkor_store, embedder=embedder)
+    report = run_dedup(settings(tmp_path), falkor_store, embedder=embedder)
     assert report["llm_merged"] == 0
 
     seen = []
@@ -245,6 +244,5 @@ def test_input_checks():
 
 def test_settings_shape_is_what_run_dedup_reads():
     cfg = Settings().dedup
-    assert SimpleNamespace(alpha=cfg.alpha, tau=cfg.tau, k=cfg.k, resolution=cfg.resolution, seed=cfg.seed,
-                           llm_merge=cfg.llm_merge) == SimpleNamespace(alpha=0.6, tau=0.7, k=10, resolution=1.0,
-                                                                       seed=42, llm_merge=False)
+    assert SimpleNamespace(alpha=cfg.alpha, tau=cfg.tau, k=cfg.k, resolution=cfg.resolution, seed=cfg.seed) == SimpleNamespace(
+        alpha=0.6, tau=0.7, k=10, resolution=1.0, seed=42)

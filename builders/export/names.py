@@ -1,0 +1,13 @@
+"""File and folder names of an exported dataset folder (one definition for writers, card and tests)."""
+
+JSONL_NAME = "dataset.jsonl"
+PARQUET_NAME = "dataset.parquet"
+HF_DIR = "hf"
+SCHEMA_NAME = "record.schema.json"
+STATS_NAME = "stats.json"
+CARD_NAME = "README.md"
+IMAGES_DIR = "images"
+PLOTS_DIR = "plots"
+HOPS_PLOT = "hops_by_graph_type.png"
+MODALITY_PLOT = "modality_share.png"
+PARQUET_META_KEY = b"hopgraph"

@@ -1,0 +1,91 @@
+"""What every verb shares: the lazily loaded settings and store, the consoles,
+one-line failures and table printing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from kg.config import CONFIG_FILE, Settings, load_settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Documents -> knowledge graph -> verified multi-hop reasoning datasets.")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class State:
+    config_path: Path | None = None
+    data_dir: Path | None = None
+    backend: str | None = None
+    _settings: Settings | None = None
+    _store = None
+
+    def settings(self) -> Settings:
+        if self._settings is None:
+            s = load_settings(self.config_path)
+            if self.data_dir is not None:
+                s.store.data_dir = self.data_dir
+            if self.backend is not None:
+                s.store.backend = self.backend  # type: ignore[assignment]
+            self._settings = s
+        return self._settings
+
+    def store(self):
+        if self._store is None:
+            from kg.store import open_store
+
+            self._store = open_store(self.settings())
+            self._store.ensure_schema()
+        return self._store
+
+
+state = State()
+
+
+@app.callback()
+def _global(
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=f"Config file (default ./{CONFIG_FILE})."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Where the embedded store, caches and runs live."),
+    store: Optional[str] = typer.Option(None, "--store", help="falkordb (embedded) or neo4j."),
+) -> None:
+    state.config_path, state.data_dir, state.backend = config, data_dir, store
+    state._settings, state._store = None, None
+    if store not in (None, "falkordb", "neo4j"):
+        raise typer.BadParameter("--store must be falkordb or neo4j")
+
+
+def fail(message: str, code: int = 1) -> None:
+    err.print("[red]error:[/red] " + escape(message), highlight=False)
+    raise typer.Exit(code)
+
+
+def print_rows(rows: list[dict], title: str | None = None) -> None:
+    if not rows:
+        out.print("(no rows)")
+        return
+    table = Table(title=title)
+    for col in rows[0]:
+        table.add_column(str(col))
+    for row in rows:
+        table.add_row(*[_cell(row.get(c)) for c in rows[0]])
+    out.print(table)
+
+
+def _cell(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def llm_notice(settings: Settings) -> None:
+    if not settings.llm_configured:
+        err.print("No LLM configured: running offline (keypoints from sentences, descriptions from "
+                  "captions, deterministic questions). Set OPENAI_BASE_URL and/or OPENAI_API_KEY to use one.",
+                  highlight=False)

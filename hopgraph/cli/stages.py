@@ -1,0 +1,181 @@
+"""The pipeline verbs: ingest, generate, dedup, export, and build (all four in one run).
+
+`build` calls the same stage functions as the single verbs, with one LLM
+client, so `--max-calls` and `--budget-tokens` are one budget for the run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from hopgraph.cli.common import app, err, fail, llm_notice, out, state
+from kg.config import CHAIN_TYPES, EXPORT_FORMATS, Settings
+
+# Options shared by several verbs, defined once so their help stays the same.
+MAX_CALLS = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls (whole run).")
+BUDGET_TOKENS = typer.Option(None, "--budget-tokens", help="Stop cleanly after this many LLM tokens (whole run).")
+NO_CACHE = typer.Option(False, "--no-cache", help="Bypass the LLM cache (replies are still stored).")
+N = typer.Option(None, "--n", help="Accepted chains wanted in total (a re-run tops up).")
+TYPES = typer.Option(None, "--types", help=f"Comma-separated chain types: {', '.join(CHAIN_TYPES)}.")
+MIN_HOPS = typer.Option(None, "--min-hops", help="Fewest hops a chain may have (2 or more).")
+MAX_HOPS = typer.Option(None, "--max-hops", help="Most hops a chain may have.")
+SEED = typer.Option(None, "--seed", help="Seed of the walks (same seed, same graph: same dataset).")
+FORMATS = typer.Option(None, "--format", help=f"Comma-separated export formats: {', '.join(EXPORT_FORMATS)}.")
+
+
+@app.command()
+def ingest(
+    paths: list[Path] = typer.Argument(..., help="Files or folders."),
+    glob: Optional[str] = typer.Option(None, "--glob", help='Which files to take from folders, e.g. "*.pdf".'),
+    keypoints: Optional[bool] = typer.Option(None, "--keypoints/--no-keypoints", help="Extract keypoints."),
+    describe_images: Optional[bool] = typer.Option(None, "--describe-images/--no-describe-images",
+                                                   help="Describe figures with the vision model."),
+    max_calls: Optional[int] = MAX_CALLS,
+    budget_tokens: Optional[int] = BUDGET_TOKENS,
+    no_cache: bool = NO_CACHE,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate LLM calls and tokens; spend nothing."),
+) -> None:
+    """Read PDFs, markdown and text into the corpus graph."""
+    from kg.pipeline import run_ingest
+
+    s = state.settings()
+    if glob:
+        s.ingest.glob = glob
+    llm_notice(s)
+    report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
+                        max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
+                        dry_run=dry_run, console=err)
+    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down") else 0)
+
+
+@app.command()
+def generate(
+    n: Optional[int] = N,
+    types: Optional[str] = TYPES,
+    min_hops: Optional[int] = MIN_HOPS,
+    max_hops: Optional[int] = MAX_HOPS,
+    seed: Optional[int] = SEED,
+    max_calls: Optional[int] = MAX_CALLS,
+    budget_tokens: Optional[int] = BUDGET_TOKENS,
+    no_cache: bool = NO_CACHE,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate the LLM cost of the next round; spend nothing."),
+) -> None:
+    """Walk the graph, verbalize and verify chains, write them back."""
+    from builders.chains.generate import run_generate
+
+    s = state.settings()
+    _apply_generate_options(s, n, types, min_hops, max_hops, seed)
+    llm_notice(s)
+    report = run_generate(s, state.store(), max_calls=max_calls, budget_tokens=budget_tokens,
+                          no_cache=no_cache, dry_run=dry_run, console=err)
+    raise typer.Exit(1 if report.get("llm_unavailable") else 0)
+
+
+def _apply_generate_options(s: Settings, n, types, min_hops, max_hops, seed) -> None:
+    if n is not None:
+        if n < 1:
+            fail("--n must be at least 1")
+        s.generate.n = n
+    if types:
+        wanted = [t.strip() for t in types.split(",") if t.strip()]
+        unknown = [t for t in wanted if t not in CHAIN_TYPES]
+        if unknown:
+            fail(f"unknown chain type {unknown[0]!r}; choose from {', '.join(CHAIN_TYPES)}")
+        s.generate.types = wanted
+    if min_hops is not None:
+        s.generate.min_hops = min_hops
+    if max_hops is not None:
+        s.generate.max_hops = max_hops
+    if s.generate.min_hops < 2 or s.generate.max_hops < s.generate.min_hops:
+        fail(f"hops must satisfy 2 <= min_hops <= max_hops (got {s.generate.min_hops}..{s.generate.max_hops})")
+    if seed is not None:
+        s.generate.seed = seed
+
+
+def _apply_formats(s: Settings, formats: str | None) -> None:
+    if not formats:
+        return
+    wanted = [f.strip() for f in formats.split(",") if f.strip()]
+    bad = [f for f in wanted if f not in EXPORT_FORMATS]
+    if bad:
+        fail(f"unknown format {bad[0]!r}; choose from {', '.join(EXPORT_FORMATS)}")
+    s.export.formats = wanted  # type: ignore[assignment]
+
+
+@app.command()
+def dedup() -> None:
+    """Group near-duplicate chains with Leiden and keep the best of each group."""
+    from builders.dedup import run_dedup
+
+    report = run_dedup(state.settings(), state.store())
+    out.print(f"dedup: {report['chains']} accepted chains, {report['groups']} groups, "
+              f"{report['duplicates']} marked duplicate")
+
+
+@app.command()
+def export(
+    out_dir: Path = typer.Argument(..., help="Output folder."),
+    formats: Optional[str] = FORMATS,
+    include_duplicates: bool = typer.Option(False, "--include-duplicates", help="Also export chains marked duplicate."),
+) -> None:
+    """Write the dataset (JSONL, parquet, HF datasets), its JSON Schema and a dataset card."""
+    from builders.export import run_export
+
+    s = state.settings()
+    _apply_formats(s, formats)
+    s.export.include_duplicates = include_duplicates or s.export.include_duplicates
+    report = run_export(s, state.store(), out_dir)
+    out.print(f"dataset: {report['records']} records -> {report['path']}")
+
+
+@app.command()
+def build(
+    paths: list[Path] = typer.Argument(..., help="Input files or folders, then the output folder last."),
+    n: Optional[int] = N,
+    types: Optional[str] = TYPES,
+    min_hops: Optional[int] = MIN_HOPS,
+    max_hops: Optional[int] = MAX_HOPS,
+    seed: Optional[int] = SEED,
+    formats: Optional[str] = FORMATS,
+    max_calls: Optional[int] = MAX_CALLS,
+    budget_tokens: Optional[int] = BUDGET_TOKENS,
+    no_cache: bool = NO_CACHE,
+) -> None:
+    """ingest + generate + dedup + export in one resumable run (one LLM budget for all of it)."""
+    from builders.chains.generate import run_generate
+    from builders.dedup import run_dedup
+    from builders.export import run_export
+    from kg.llm.client import open_client
+    from kg.pipeline import run_ingest
+
+    if len(paths) < 2:
+        fail("build needs at least one input and an output folder: hopgraph build docs/ out/")
+    inputs, out_dir = paths[:-1], paths[-1]
+    s = state.settings()
+    _apply_generate_options(s, n, types, min_hops, max_hops, seed)
+    _apply_formats(s, formats)
+    llm_notice(s)
+    store = state.store()
+    client = open_client(s, max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache)
+    ingested = run_ingest(s, store, inputs, console=err, client=client)
+    generated = run_generate(s, store, console=err, client=client)
+    if generated.get("llm_unavailable"):
+        raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
+    deduped = run_dedup(s, store)
+    out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
+    exported = run_export(s, store, out_dir)
+    out.print(f"dataset: {exported['records']} records -> {exported['path']}")
+    _print_graph_location(s, store)
+    raise typer.Exit(1 if ingested.get("failed") or ingested.get("partial") else 0)
+
+
+def _print_graph_location(s: Settings, store) -> None:
+    if store.name == "falkordb":
+        out.print(f"graph:   embedded FalkorDB in {s.store.data_dir.resolve()} "
+                  f"(explore: hopgraph --data-dir {s.store.data_dir} audit --explain <chain id>, "
+                  "or hopgraph sync --to neo4j and the queries in cypher/explore/)")
+    else:
+        out.print(f"graph:   Neo4j at {s.store.neo4j_uri} (open Neo4j Browser at http://localhost:7474)")

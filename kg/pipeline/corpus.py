@@ -1,0 +1,93 @@
+"""The corpus-level steps of ingest, run once new documents are in: SIMILAR_TO
+edges (exact kNN, new documents against the whole corpus), then topics and the
+corpus domain and persona."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+
+from kg.config import Settings
+
+
+def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.ndarray]) -> int:
+    """SIMILAR_TO for documents not linked yet: new x (old + new), chunk-chunk and chunk-image."""
+    from kg.enrich.similarity import knn_pairs, knn_pairs_incremental
+
+    docs = store.run("document_states")
+    new_docs = {d["id"] for d in docs if d["ingested"] and not d["linked"]}
+    if not new_docs:
+        return 0
+    items = _nodes_for_knn(store)
+    ids = [i["id"] for i in items]
+    vecs = vectors(items)
+    is_new = np.array([i["doc_id"] in new_docs for i in items])
+    is_chunk = np.array([i["label"] == "Chunk" for i in items])
+    sim = settings.similarity
+    new_ids = [ids[j] for j in np.nonzero(is_new)[0]]
+    # chunk-chunk: new chunks against everything; chunk-image: images as queries against chunks
+    cc_new = is_new & is_chunk
+    cc_old = ~is_new & is_chunk
+    if cc_old.any():
+        pairs = knn_pairs_incremental(vecs[cc_new], [ids[j] for j in np.nonzero(cc_new)[0]],
+                                      vecs[cc_old], [ids[j] for j in np.nonzero(cc_old)[0]],
+                                      sim.k, sim.min_score)
+    else:
+        pairs = knn_pairs(vecs[cc_new], [ids[j] for j in np.nonzero(cc_new)[0]], sim.k, sim.min_score)
+    label = {i["id"]: i["label"] for i in items}
+    doc = {i["id"]: i["doc_id"] for i in items}
+    image_mask = ~is_chunk
+    ci_pairs = []
+    if image_mask.any():
+        all_pairs = knn_pairs(vecs, ids, sim.k, sim.min_score, query_mask=image_mask, candidate_mask=is_chunk)
+        new_set = set(new_ids)
+        ci_pairs = [p for p in all_pairs if (p[0] in new_set or p[1] in new_set)
+                    and label[p[0]] != label[p[1]]]
+    chunk_rows = [{"s": a, "d": b, "score": float(s), "cross_document": doc[a] != doc[b]} for a, b, s in pairs]
+    image_rows = []
+    for a, b, s in ci_pairs:
+        c, i = (a, b) if label[a] == "Chunk" else (b, a)
+        image_rows.append({"s": c, "d": i, "score": float(s), "cross_document": doc[c] != doc[i]})
+    # Vectors on the Chunk nodes too, with the store's vector index, so the
+    # graph doubles as a retrieval index (db.idx.vector / db.index.vector).
+    store.ensure_vector_index("Chunk", "embedding", vecs.shape[1])
+    store.set_vectors("Chunk", "embedding", [{"id": ids[j], "vector": vecs[j]}
+                                                  for j in np.nonzero(cc_new)[0]])
+    store.write("chunk_similar_chunk", chunk_rows, key=None)
+    store.write("chunk_similar_image", image_rows, key=None)
+    store.write("upsert_documents", [{"id": d, "linked": True} for d in sorted(new_docs)])
+    return len(chunk_rows) + len(image_rows)
+
+def _nodes_for_knn(store) -> list[dict]:
+    chunks = store.run("walk_chunks")
+    images = store.run("walk_images")
+    items = [{"id": c["id"], "doc_id": c["doc_id"], "text": c["text"] or "", "label": "Chunk",
+              "kind": c["kind"] or "text"} for c in chunks]
+    items += [{"id": i["id"], "doc_id": i["doc_id"], "text": i["description"] or i["caption"] or "",
+               "label": "Image", "kind": "image"} for i in images if (i["description"] or i["caption"])]
+    return items
+
+def topics_and_domain(settings: Settings, store, client) -> dict:
+    """Leiden topics over the whole corpus, then the corpus domain and persona."""
+    from kg.enrich.domain import infer_domain_persona
+    from kg.enrich.topics import detect_topics
+
+    chunks = store.run("walk_chunks")
+    edges = [(r["s"], r["d"], float(r["score"])) for r in store.run("chunk_similarity_edges")]
+    t = settings.topics
+    result = detect_topics([c["id"] for c in chunks], [c["text"] or "" for c in chunks], edges,
+                           t.resolution, t.seed)
+    store.run("clear_topics")
+    store.write("upsert_topics", [{"id": tp["id"], "level": tp.get("level", 0),
+                                        "keywords": list(tp["keywords"]), "size": tp["size"]}
+                                       for tp in result.topics])
+    store.write("chunk_in_topic", [{"s": c, "d": tid} for c, tid in result.membership.items()], key=None)
+    ranked = sorted(result.topics, key=lambda tp: -tp["size"])
+    meta = infer_domain_persona([list(tp["keywords"]) for tp in ranked[:8]], client=client,
+                                prompts_dir=settings.llm.prompts_dir)
+    store.write("upsert_corpus_meta", [{"id": "corpus", "domain": meta["domain"],
+                                             "persona": meta["persona"], "generator": meta["generator"],
+                                             "topic_distribution": json.dumps(result.distribution(), sort_keys=True)}])
+    return {"topics": len(result.topics), "domain": meta["domain"], "persona": meta["persona"]}

@@ -1,0 +1,228 @@
+"""One document through the per-document stages: read -> chunk -> describe
+images -> entities -> embeddings -> write -> keypoints, with the LLM work on
+a side thread so its waiting overlaps the next document's compute."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from kg.config import Settings
+from kg.models import IngestError, ParsedDocument
+from kg.pipeline.corpus import link_similar, topics_and_domain
+from kg.pipeline.files import DocReport, portable_path
+from kg.pipeline.writes import write_document, write_metadata
+
+
+class Ingestor:
+    """Holds the models for one run (loaded lazily: a run with nothing new loads none)."""
+
+    def __init__(self, settings: Settings, store, client=None, keypoints: bool = True,
+                 describe_images: bool = True, console=None):
+        self.settings = settings
+        self.store = store
+        self.client = client
+        self.do_keypoints = keypoints
+        self.do_describe = describe_images
+        self.console = console
+        data = settings.store.data_dir
+        self.assets_dir = data / "assets"
+        from kg.enrich.embeddings import Embedder
+
+        # One worker: LLM calls never run two batches at once, and their order is kept.
+        self._llm_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-llm")
+        self._pending: list = []
+        self._warm = None
+        self.llm_down = False
+        self.embedder = Embedder(settings.embeddings.model, settings.embeddings.cache_path(data),
+                                 settings.embeddings.batch_size)
+        self._extractor = None
+
+    @property
+    def extractor(self):
+        if self._extractor is None:
+            from kg.enrich.entities import EntityExtractor
+
+            self._extractor = EntityExtractor(self.settings.entities.spacy_model)
+        return self._extractor
+
+    # ---- one document ------------------------------------------------------
+    def ingest_document(self, path: Path, doc_id: str, parse=None) -> DocReport:
+        """Read, chunk, describe, extract and write one document.
+
+        The LLM work runs on one worker thread so its waiting overlaps this
+        thread's compute: image descriptions while the text is chunked, and a
+        document's keypoints while the next document is parsed. The document
+        is marked `ingested` by the worker once its keypoints are written
+        (see drain()).
+        """
+        from kg.ingest import read_document
+        from kg.enrich.chunking import chunk_document
+        from kg.enrich.references import caption_links, resolve_references
+
+        report = DocReport(str(path), "pending", doc_id=doc_id)
+        # `parse` is a Future from the prefetching process, when there is one.
+        parsed = parse.result() if parse is not None else read_document(path, self.assets_dir)
+        parsed.path = portable_path(path)
+        described = self._llm_worker.submit(self._describe, parsed)
+        if self._warm is not None:
+            self._warm.result()
+        cfg = self.settings.ingest
+        chunks = chunk_document(parsed, doc_id, cfg.chunking, self.embedder.encode, cfg.min_tokens,
+                                cfg.max_tokens, size=cfg.fixed_size, overlap=cfg.fixed_overlap)
+        if not chunks:
+            raise IngestError("no text found")
+        resolved, unresolved = resolve_references(chunks, parsed.images)
+        captions = caption_links(chunks, parsed.images)
+        descriptions = described.result()
+
+        chunk_texts = [c.text for c in chunks]
+        image_texts = [descriptions[i.id]["description"] or i.caption or i.alt or "" for i in parsed.images]
+        mentions = self.extractor.extract_many(chunk_texts + image_texts)
+        # Computed now so they are cached for kNN (a killed run keeps them).
+        self.vectors([{"text": c.text, "label": "Chunk", "kind": c.kind} for c in chunks]
+                     + [{"text": t, "label": "Image", "kind": "image"} for t in image_texts if t])
+
+        write_document(self.store, parsed, doc_id, chunks, descriptions, resolved, captions, mentions)
+        write_metadata(self.store, path, doc_id)
+
+        report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
+        report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
+        report.references_resolved, report.references_unresolved = len(resolved), len(unresolved)
+        report.entities = len({m.entity_id for ms in mentions for m in ms})
+        report.warnings = list(parsed.warnings)
+        future = self._llm_worker.submit(self._finish_document, report, chunks, parsed, descriptions, mentions)
+        self._pending.append((report, future))
+        return report
+
+    def _finish_document(self, report: DocReport, chunks, parsed, descriptions, mentions) -> None:
+        n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
+        report.keypoints = n_kp
+        failures = list(getattr(descriptions, "failures", [])) + kp_failures
+        if failures:
+            # Linked like any document (kNN, topics) so the rest of the pipeline
+            # runs, but marked partial: the next run redoes it, paying only for
+            # the calls that failed (the rest come from the LLM cache).
+            report.status = "partial"
+            report.llm_failures = len(failures)
+            report.reason = failure_summary(failures)
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": True,
+                                                   "partial_reason": report.reason}])
+            if (kp_failures and n_kp == 0) or getattr(self.client, "endpoint_down", False):
+                self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
+        else:
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": False,
+                                                   "partial_reason": ""}])
+            report.status = "ingested"
+
+    def warm_up(self) -> None:
+        """Load the embedding model and spaCy on a side thread while the first
+        document is parsed (together about 8 s of a cold start)."""
+        def load() -> None:
+            _ = self.embedder.model, self.extractor
+
+        self._warm = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-warm").submit(load)
+
+    def drain(self) -> None:
+        """Wait for the documents whose LLM work is still running."""
+        for report, future in self._pending:
+            try:
+                future.result()
+            except Exception as exc:  # one document's failure must not lose the others
+                report.status, report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
+        self._pending.clear()
+
+    def close(self) -> None:
+        self.drain()
+        self._llm_worker.shutdown()
+
+    def _describe(self, parsed: ParsedDocument) -> dict[str, dict]:
+        from kg.enrich.describe import describe_images
+
+        images = [{"id": i.id, "path": i.path, "caption": i.caption, "nearby_text": i.nearby_text, "alt": i.alt}
+                  for i in parsed.images]
+        client = self.client if self.do_describe else None
+        rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
+        return _Descriptions({r["id"]: r for r in rows}, list(getattr(rows, "failures", [])))
+
+    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, list[tuple[str, str]]]:
+        if not self.do_keypoints:
+            return 0, []
+        from kg.enrich.keypoints import extract_keypoints
+
+        names: dict[str, list[str]] = {}
+        for ms in mentions:
+            for m in ms:
+                names.setdefault(m.entity_id, [])
+                for form in [m.name, *m.surfaces]:
+                    if form not in names[m.entity_id]:
+                        names[m.entity_id].append(form)
+        chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
+                       for c, ms in zip(chunks, mentions) if c.kind != "caption"]
+        image_items = [{"id": i.id, "description": descriptions.get(i.id, {}).get("description", i.caption),
+                        "nearby_text": i.nearby_text, "caption": i.caption} for i in parsed.images]
+        result = extract_keypoints(chunk_items, image_items, client=self.client,
+                                   prompts_dir=self.settings.llm.prompts_dir, entity_names=names,
+                                   batch_size=self.settings.llm.keypoints_batch)
+        self.store.write("upsert_keypoints", result.keypoints)
+        self.store.write("chunk_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Chunk"],
+                         key=None)
+        self.store.write("image_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Image"],
+                         key=None)
+        self.store.write("keypoint_mentions", result.mentions, key=None)
+        return len(result.keypoints), list(result.failures)
+
+    def vectors(self, items: list[dict]) -> np.ndarray:
+        """Embeddings of chunks and images, one L2-normalised row per item.
+
+        With semantic chunking every sentence has been embedded already, so a
+        text chunk's vector is the normalised mean of its sentence vectors (all
+        cache hits) instead of a second pass of the model over the chunk:
+        about a third of ingest's embedding time saved. MiniLM truncates its
+        input at 256 word pieces, so for long chunks the pooled vector also
+        covers text a direct encoding would drop. Tables, captions and images
+        are encoded directly.
+        """
+        texts = [i["text"] for i in items]
+        if self.settings.ingest.chunking != "semantic" or not items:
+            return self.embedder.encode(texts)
+        from kg.enrich.chunking import split_sentences
+
+        out = np.zeros((len(items), self.embedder.dim), dtype=np.float32)
+        direct = [j for j, i in enumerate(items) if i["label"] != "Chunk" or i.get("kind") != "text"]
+        if direct:
+            out[direct] = self.embedder.encode([texts[j] for j in direct])
+        pooled = [j for j, i in enumerate(items) if i["label"] == "Chunk" and i.get("kind") == "text"]
+        if pooled:
+            sentences, starts = [], []
+            for j in pooled:
+                starts.append(len(sentences))
+                sentences.extend(split_sentences(texts[j]) or [texts[j]])
+            sums = np.add.reduceat(self.embedder.encode(sentences), starts, axis=0)
+            out[pooled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        return out
+
+    # ---- corpus level (kg.pipeline.corpus), with this run's models ---------------
+    def link_similar(self) -> int:
+        return link_similar(self.settings, self.store, self.vectors)
+
+    def topics_and_domain(self) -> dict:
+        return topics_and_domain(self.settings, self.store, self.client)
+
+
+class _Descriptions(dict):
+    """Description rows by image id, plus the vision calls that failed."""
+
+    def __init__(self, rows: dict, failures: list):
+        super().__init__(rows)
+        self.failures = failures
+
+
+def failure_summary(failures: list[tuple[str, str]]) -> str:
+    """"3 x server error; 1 x unusable reply" from (source id, reason) pairs."""
+    from collections import Counter
+
+    counts = Counter(reason.split(":")[0].strip() or "error" for _, reason in failures)
+    return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(3))

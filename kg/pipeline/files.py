@@ -1,0 +1,77 @@
+"""Which files an ingest run takes, and the per-document report it gives back."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.config import Settings
+
+ASSET_EXTENSIONS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".tif", ".tiff"}
+
+
+@dataclass
+class DocReport:
+    path: str
+    status: str  # ingested | partial (linked, some LLM calls failed) | unchanged | failed
+    reason: str = ""
+    doc_id: str = ""
+    pages: int = 0
+    chunks: int = 0
+    tables: int = 0
+    images_kept: int = 0
+    images_skipped: int = 0
+    references_resolved: int = 0
+    references_unresolved: int = 0
+    entities: int = 0
+    keypoints: int = 0
+    llm_failures: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def collect_files(paths: list[Path], glob: str) -> tuple[list[Path], list[DocReport]]:
+    """Files to ingest, plus reports for inputs that cannot be (missing, unsupported)."""
+    from kg.ingest import SUPPORTED_EXTENSIONS
+
+    files: list[Path] = []
+    problems: list[DocReport] = []
+    for path in paths:
+        if path.is_dir():
+            for f in sorted(path.rglob(glob)):
+                if not f.is_file() or any(p.startswith(".") for p in f.relative_to(path).parts):
+                    continue
+                if f.suffix.lower() in SUPPORTED_EXTENSIONS:
+                    files.append(f)
+                elif f.suffix.lower() not in ASSET_EXTENSIONS:
+                    problems.append(DocReport(str(f), "failed", f"unsupported extension {f.suffix or '(none)'}"))
+        elif path.is_file():
+            if path.suffix.lower() in SUPPORTED_EXTENSIONS:
+                files.append(path)
+            else:
+                problems.append(DocReport(str(path), "failed", f"unsupported extension {path.suffix or '(none)'}"))
+        else:
+            problems.append(DocReport(str(path), "failed", "no such file or directory"))
+    seen, unique = set(), []
+    for f in files:
+        key = f.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique, problems
+
+
+def portable_path(path: Path) -> str:
+    """The path as stored in the graph and exported: relative to the working
+    directory when the file is under it, so datasets do not leak home folders."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def log_traceback(settings: Settings, path: Path) -> None:
+    log = settings.store.data_dir / "runs" / "errors.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(f"--- {path}\n{traceback.format_exc()}\n")

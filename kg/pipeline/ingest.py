@@ -1,0 +1,152 @@
+"""`hopgraph ingest`: the run as a short sequence of steps.
+
+    plan      which files are new (content hash not yet `ingested`)
+    documents each new file through kg.pipeline.document (parsed ahead in another process)
+    corpus    SIMILAR_TO for the new documents, then topics, domain and persona
+    record    the report on the console and the run manifest (with the config)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.config import Settings
+from kg.ids import sha256_bytes
+from kg.models import IngestError
+from kg.pipeline.document import Ingestor
+from kg.pipeline.dry_run import estimate_ingest
+from kg.pipeline.files import DocReport, collect_files, log_traceback
+from kg.pipeline.prefetch import Prefetcher
+from kg.pipeline.report import print_report
+
+
+@dataclass
+class IngestPlan:
+    files: list[Path]
+    reports: list[DocReport] = field(default_factory=list)  # inputs already settled (failed, unchanged)
+    unusable_inputs: int = 0  # missing paths and unsupported extensions (reported, not in `files`)
+    # (path, doc id, size) of files whose content is new; the bytes are not
+    # kept: a corpus can be larger than memory.
+    todo: list[tuple[Path, str, int]] = field(default_factory=list)
+
+
+def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, describe_images=None,
+               max_calls=None, budget_tokens=None, no_cache=False, dry_run=False, console=None,
+               client=None) -> dict:
+    """Ingest files into the graph; returns the run summary. Idempotent and resumable.
+
+    `client` lets a caller (`build`) share one LLM client, and so one budget,
+    across stages; without it one is opened when an LLM is configured.
+    """
+    from rich.console import Console
+
+    from kg.llm.client import open_client
+
+    console = console or Console(stderr=True)
+    do_kp = settings.ingest.keypoints if keypoints is None else keypoints
+    do_desc = settings.ingest.describe_images if describe_images is None else describe_images
+    if client is None:
+        client = open_client(settings, no_cache=no_cache, max_calls=max_calls,
+                             budget_tokens=budget_tokens, dry_run=dry_run)
+    done = {r["id"]: r for r in store.run("document_states")}
+    plan = plan_ingest(settings, [Path(p) for p in paths], done, dry_run)
+    if dry_run:
+        return estimate_ingest(settings, plan.files, done, do_kp, do_desc, console)
+    ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
+    try:
+        ingest_documents(ingestor, plan, console)
+    finally:
+        ingestor.close()
+    summary = link_corpus(ingestor, plan)
+    record_run(settings, client, plan, summary, console)
+    return summary
+
+
+def plan_ingest(settings: Settings, paths: list[Path], done: dict, dry_run: bool = False) -> IngestPlan:
+    """Hash every input once; a file whose hash is already `ingested` is unchanged."""
+    files, problems = collect_files(paths, settings.ingest.glob)
+    plan = IngestPlan(files, list(problems), len(problems))
+    if dry_run:
+        return plan
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            plan.reports.append(DocReport(str(path), "failed", f"cannot read: {exc.strerror or exc}"))
+            continue
+        doc_id = sha256_bytes(data)[:16]
+        state = done.get(doc_id, {})
+        if state.get("ingested") and not state.get("partial"):  # a partial document is redone
+            plan.reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
+        else:
+            plan.todo.append((path, doc_id, len(data)))
+    return plan
+
+
+def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
+    """Each new document, smallest first: the first is parsed here (nothing to
+    overlap with yet), every later one in the prefetching process."""
+    from tqdm import tqdm
+
+    todo = sorted(plan.todo, key=lambda item: item[2])
+    if todo:
+        ingestor.warm_up()  # something will be ingested: load the models meanwhile
+    client = ingestor.client
+    with Prefetcher(ingestor.assets_dir, len(todo) > 1) as parser:
+        for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
+            pending_parse = parser.get(path)
+            if i + 1 < len(todo):
+                parser.start(todo[i + 1][0])  # parsed in another process while this one embeds
+            plan.reports.append(_ingest_one(ingestor, path, doc_id, pending_parse))
+            if client is not None and client.budget_exhausted:
+                console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
+                break
+            if client is not None and client.endpoint_down:
+                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
+                break
+            if ingestor.llm_down:
+                console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
+                              "Work done is saved; re-run to continue.")
+                break
+
+
+def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse) -> DocReport:
+    try:
+        return ingestor.ingest_document(path, doc_id, pending_parse)
+    except IngestError as exc:
+        return DocReport(str(path), "failed", str(exc))
+    except Exception as exc:  # a bug or a library failure on one file must not stop the run
+        log_traceback(ingestor.settings, path)
+        return DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}")
+
+
+def link_corpus(ingestor: Ingestor, plan: IngestPlan) -> dict:
+    """Corpus-level steps once the documents are in; returns the run summary."""
+    reports = plan.reports
+    order = {str(p): i for i, p in enumerate(plan.files)}
+    reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
+    new = [r for r in reports if r.status in ("ingested", "partial")]
+    summary = {"files": len(plan.files) + plan.unusable_inputs,
+               **{status: sum(r.status == status for r in reports)
+                  for status in ("ingested", "unchanged", "partial", "failed")},
+               "endpoint_down": bool(ingestor.client is not None and ingestor.client.endpoint_down)}
+    summary["similar_to"] = ingestor.link_similar()
+    if summary["similar_to"] or new:
+        summary.update(ingestor.topics_and_domain())
+    summary["embeddings_computed"] = ingestor.embedder.computed
+    return summary
+
+
+def record_run(settings: Settings, client, plan: IngestPlan, summary: dict, console) -> None:
+    from kg.runs import RunManifest
+
+    print_report(console, plan.reports, summary)
+    manifest = RunManifest(settings.store.data_dir, "ingest", config=settings)
+    manifest.set("summary", summary)
+    manifest.set("documents", [r.__dict__ for r in plan.reports])
+    if client is not None:
+        manifest.add_llm(client.accounting.to_dict())
+        console.print(client.accounting.table())
+    path = manifest.write()
+    console.print(f"ingest report: {path}", highlight=False)

@@ -1,0 +1,26 @@
+"""What `hopgraph ingest` prints: a line per document, then the totals."""
+
+from __future__ import annotations
+
+from kg.pipeline.files import DocReport
+
+
+def print_report(console, reports: list[DocReport], summary: dict) -> None:
+    for r in reports:
+        if r.status == "failed":
+            console.print(f"[red]failed[/red] {r.path}: {r.reason}", highlight=False)
+        elif r.status == "partial":
+            console.print(f"[yellow]partial[/yellow] {r.path}: {r.llm_failures} LLM calls failed ({r.reason}); "
+                          "linked into the graph without them; re-run to retry only those", highlight=False)
+        if r.status in ("ingested", "partial"):
+            console.print(
+                f"{'ok' if r.status == 'ingested' else 'partial'} {r.path}: {r.pages} pages, {r.chunks} chunks ({r.tables} tables), "
+                f"{r.images_kept} images kept / {r.images_skipped} skipped, "
+                f"references {r.references_resolved} resolved / {r.references_unresolved} unresolved, "
+                f"{r.entities} entities, {r.keypoints} keypoints", highlight=False)
+            for w in r.warnings:
+                console.print(f"  warning {r.path}: {w}", highlight=False)
+    console.print(
+        f"ingest: {summary['ingested']} new, {summary['unchanged']} unchanged, {summary['failed']} failed, "
+        f"{summary['partial']} partial; "
+        f"{summary['similar_to']} SIMILAR_TO edges; {summary.get('topics', 0)} topics", highlight=False)
