@@ -20,7 +20,8 @@ from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.structure import StructureError, build_structure
-from builders.chains.walkers import Candidate, Quotas, Walker, infeasible_reason
+from builders.chains.quotas import Quotas
+from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
 from kg.errors import HopgraphError
