@@ -29,8 +29,8 @@ class Quotas:
         self.topics = Counter(used_topics or {})
         # Variety: one bridge entity or one piece of evidence in a few chains
         # only, or a small corpus yields the same facts in every question.
-        self.bridge_cap = max(5, math.ceil(0.15 * target))
-        self.node_cap = max(6, math.ceil(0.2 * target))
+        self.bridge_cap = max(10, math.ceil(0.3 * target))
+        self.node_cap = max(10, math.ceil(0.3 * target))
         self.bridges: Counter = Counter()
         self.nodes: Counter = Counter()
 
