@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from builders.coverage import coverage
@@ -90,7 +91,7 @@ def dataset_stats(store: Any, runs_dir: Path | str | None = None) -> dict[str, A
     modality_share {modality: share}; js_divergence, doc_share,
     corpus_topics, dataset_topics, documents_covered, unmapped_evidence;
     llm {runs, calls, tokens_in, tokens_out, by_stage, calls_per_accepted_chain,
-    tokens_per_accepted_chain}.
+    tokens_per_accepted_chain}; quality (quality_figures).
     """
     chains = store.run("chains_for_stats")
     if not chains:
@@ -124,8 +125,55 @@ def dataset_stats(store: Any, runs_dir: Path | str | None = None) -> dict[str, A
         "corpus_topics": cov["corpus_topics"],
         "dataset_topics": cov["dataset_topics"],
         "unmapped_evidence": cov["unmapped_evidence"],
+        "quality": quality_figures(store),
         "llm": llm_usage(runs, len(accepted)),
     }
+
+
+NON_CONTENT_ROLES = frozenset({"front_matter", "contents", "references", "acknowledgements", "boilerplate"})
+
+
+def quality_figures(store: Any) -> dict[str, Any]:
+    """Issue 12's figures over accepted chains.
+
+    non_content_evidence_share: hops whose evidence is furniture, contents,
+    references or boilerplate (by the chunk's role, or by its look when
+    ingest gave no role), target 0; answer_in_evidence_share: text hops whose
+    answer occurs in their evidence, target 1.0; question_word_agreement: share
+    of questions whose question word does not contradict the answer's type;
+    median_bridge_df: median number of documents mentioning a bridge;
+    average_hops and share_3plus_hops.
+    """
+    from builders.chains.bridges import looks_like_furniture
+    from builders.chains.question_words import agrees
+
+    hops = store.run("quality_hops")
+    text_hops = [h for h in hops if h.get("modality") == "text" and h.get("text") is not None]
+    non_content = [h for h in text_hops if (h.get("role") or "body") in NON_CONTENT_ROLES
+                   or looks_like_furniture(h["text"])]
+    in_evidence = [h for h in text_hops if _normal(h.get("answer") or "") and
+                   _normal(h["answer"]) in _normal(h["text"])]
+    chains = store.run("quality_chains")
+    agreeing = [c for c in chains if agrees(c.get("question") or "", c.get("answer_name") or c.get("answer") or "",
+                                            c.get("answer_label") or "")]
+    dfs = sorted(int(r["df"]) for r in store.run("quality_bridge_df"))
+    n_hops = [int(c.get("hops") or 0) for c in chains]
+    return {
+        "non_content_evidence_share": _share(len(non_content), len(text_hops)),
+        "answer_in_evidence_share": _share(len(in_evidence), len(text_hops)),
+        "question_word_agreement": _share(len(agreeing), len(chains)),
+        "median_bridge_df": float(median(dfs)) if dfs else 0.0,
+        "average_hops": round(sum(n_hops) / len(n_hops), 4) if n_hops else 0.0,
+        "share_3plus_hops": _share(sum(n >= 3 for n in n_hops), len(n_hops)),
+    }
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
 
 
 def _count(values) -> dict[str, int]:

@@ -64,7 +64,7 @@ SET a.status = 'accepted'
 
 // name: chain_ids
 MATCH (c:Chain)
-RETURN c.id AS id, c.status AS status, c.graph_type AS graph_type
+RETURN c.id AS id, c.status AS status, c.graph_type AS graph_type, c.hops AS hops
 
 // name: chains_for_dedup
 MATCH (c:Chain)
@@ -94,3 +94,27 @@ RETURN a.id AS duplicate, b.id AS kept, e.score AS score
 // name: chunk_topics
 MATCH (c:Chunk)-[:IN_TOPIC]->(t:Topic)
 RETURN c.id AS chunk_id, t.id AS topic_id
+
+// Quality figures of accepted chains (builders/stats.py quality_figures).
+
+// name: quality_hops
+MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)
+WHERE c.status = 'accepted'
+OPTIONAL MATCH (h)-[:USES]->(n:Chunk)
+RETURN c.id AS chain_id, h.index AS idx, h.modality AS modality, h.answer AS answer,
+       n.text AS text, n.role AS role, n.kind AS kind
+
+// name: quality_chains
+MATCH (c:Chain)
+WHERE c.status = 'accepted'
+OPTIONAL MATCH (e:Entity)
+WHERE e.id IN c.answer_entities
+RETURN c.id AS id, c.question AS question, c.answer AS answer, c.hops AS hops,
+       e.name AS answer_name, e.label AS answer_label
+
+// name: quality_bridge_df
+MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)-[:BRIDGES]->(e:Entity)
+WHERE c.status = 'accepted'
+MATCH (n)-[:MENTIONS]->(e)
+MATCH (n)-[:PART_OF]->(d:Document)
+RETURN h.id AS hop, e.id AS entity, count(DISTINCT d.id) AS df

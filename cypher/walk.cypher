@@ -1,10 +1,10 @@
 // Reads that build the in-memory projection the walkers sample chains from
-// (builders/corpus_view.py). One pass per node and edge kind, scalars only.
+// (queries/corpus_view.py). One pass per node and edge kind, scalars only.
 
 // name: walk_chunks
 MATCH (c:Chunk)
 RETURN c.id AS id, c.doc_id AS doc_id, c.kind AS kind, c.text AS text, c.label AS label,
-       c.page_start AS page
+       c.page_start AS page, c.role AS role
 ORDER BY c.doc_id, c.index
 
 // name: walk_images

@@ -126,6 +126,18 @@ class GenerateConfig(Section):
     max_hops: int = Field(4, ge=2)
     seed: int = 7
     near_duplicate_score: float = 0.92
+    # Section roles (set at ingest) whose chunks may be chain evidence; the rest stay searchable.
+    evidence_roles: list[str] = Field(default_factory=lambda: ["body", "appendix"])
+    max_doc_share: float = Field(0.3, gt=0, le=1)  # a bridge in more of one document's chunks is its topic
+    max_df_share: float = Field(0.1, gt=0, le=1)  # IDF cap on bridges, corpora of 20+ documents
+
+
+class VerifyConfig(Section):
+    # judge: the verifier says which hops are needed (one call per chain);
+    # empirical: MC-Search's HAVE, the verifier answers with all evidence and
+    # with each hop removed (hops + 1 more calls per chain).
+    necessity: Literal["judge", "empirical"] = "judge"
+    answer_match: float = Field(0.6, gt=0, le=1)  # token F1 at which an answer counts as right
 
 
 class DedupConfig(Section):
@@ -157,6 +169,7 @@ class Settings(BaseSettings):
     topics: TopicConfig = TopicConfig()
     llm: LLMConfig = LLMConfig()
     generate: GenerateConfig = GenerateConfig()
+    verify: VerifyConfig = VerifyConfig()
     dedup: DedupConfig = DedupConfig()
     export: ExportConfig = ExportConfig()
 
@@ -314,6 +327,13 @@ min_hops = 2
 max_hops = 4
 seed = 7
 near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
+evidence_roles = ["body", "appendix"]  # chunk section roles that may be chain evidence
+max_doc_share = 0.3           # a bridge in more of one document's chunks is that document's topic
+max_df_share = 0.1            # a bridge in more of the documents (20+ documents) is too common
+
+[verify]
+necessity = "judge"           # or "empirical": answer with each hop removed (MC-Search HAVE)
+answer_match = 0.6            # token F1 at which an empirical answer counts as right
 
 [dedup]
 alpha = 0.6                   # weight of answer similarity vs evidence overlap

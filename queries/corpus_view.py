@@ -24,6 +24,7 @@ class EvidenceNode:
     path: str = ""  # image file
     caption: str = ""
     topic: str = ""
+    role: str = "body"  # section role from ingest (body, contents, references, ...); missing: body
 
 
 @dataclass
@@ -61,15 +62,6 @@ class CorpusView:
     def similarity(self, a: str, b: str) -> float:
         return self.similar.get(a, {}).get(b, 0.0)
 
-    def entity_type_word(self, entity_id: str) -> str:
-        return _TYPE_WORDS.get(self.entity_label.get(entity_id, ""), "term")
-
-
-_TYPE_WORDS = {
-    "PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "location",
-    "PRODUCT": "product", "EVENT": "event", "WORK_OF_ART": "work", "LAW": "law",
-    "NORP": "group", "FAC": "facility", "LANGUAGE": "language",
-}
 
 
 def load_corpus_view(store) -> CorpusView:
@@ -78,7 +70,7 @@ def load_corpus_view(store) -> CorpusView:
         view.doc_title[r["id"]] = r["title"] or r["path"] or r["id"]
     for r in store.run("walk_chunks"):
         view.nodes[r["id"]] = EvidenceNode(r["id"], "Chunk", r["doc_id"] or "", r["text"] or "",
-                                           r["kind"] or "text", r["page"])
+                                           r["kind"] or "text", r["page"], role=r.get("role") or "body")
     for r in store.run("walk_images"):
         text = r["description"] or r["caption"] or ""
         view.nodes[r["id"]] = EvidenceNode(r["id"], "Image", r["doc_id"] or "", text, "image", r["page"],

@@ -1,11 +1,11 @@
 """Verbalizers: turn a candidate chain into per-hop sub-questions and answers
 plus a final question and answer.
 
-* OfflineVerbalizer: deterministic composition from keypoints and bridge
-  entities (no LLM). Each sub-question is a cloze over one keypoint of its
-  hop, with the hop's target entity masked; the final question names only the
-  first hop's clue and describes every later entity indirectly, so each hop
-  has to be followed. Marked generator="offline".
+* OfflineVerbalizer: deterministic, no LLM. Each sub-question is a statement
+  of its own hop's evidence with the hop's answer blanked (builders/chains/
+  statements.py), turned into a question whose word follows the answer's type
+  (question_words.py); the final question nests them so every bridge must
+  be found. Marked generator="offline".
 * LLMVerbalizer: one generator call per chain (prompt kg/prompts/verbalize_chain.md).
 """
 
@@ -15,10 +15,14 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from queries.corpus_view import CorpusView
+from builders.chains.question_words import question_word
+from builders.chains.statements import Statement, StatementIndex, find_surface, replace_once
 from builders.chains.walkers import Candidate
 from kg.text import split_sentences
+from queries.corpus_view import CorpusView
 
+BLANK = "___"
+BLANK_RE = re.escape(BLANK)
 
 
 @dataclass
@@ -51,139 +55,113 @@ def entity_surface(view: CorpusView, entity_id: str, text: str) -> str | None:
     """The form of the entity as written in `text` (name or an alias), if present."""
     names = sorted({view.entity_name.get(entity_id, entity_id), *view.entity_aliases.get(entity_id, [])},
                    key=len, reverse=True)
-    for name in names:
-        if not name:
-            continue
-        m = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE)
-        if m:
-            return m.group(0)
-    return None
+    span = find_surface(names, text)
+    return text[span[0]:span[1]] if span else None
 
 
 def mentions_entity(view: CorpusView, entity_id: str, text: str) -> bool:
     return entity_surface(view, entity_id, text) is not None
 
 
-def _mask(sentence: str, surface: str, blank: str = "___") -> str:
-    return re.sub(r"(?<!\w)" + re.escape(surface) + r"(?!\w)", blank, sentence, count=1, flags=re.IGNORECASE)
-
-
-def _quote(text: str, limit: int = 220) -> str:
+def _quote(text: str, limit: int = 90) -> str:
     text = text.strip().rstrip(".")
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0] + " ..."
     return text.replace('"', "'")
 
 
+_PLACE_PREPOSITION = re.compile(r"\b(in|at|from|near|to|into|within|across|throughout)\s+(the\s+)?" + BLANK_RE)
+
+
+def ask(blanked: str, wh: str) -> str:
+    """A question from a statement with its answer blanked.
+
+    The blank as subject: "___ operates X" -> "Who operates X?". Elsewhere
+    the question keeps the statement's word order ("X is operated by what?"),
+    "in ___" becomes "where" for places; a "where" that does not fit
+    grammatically falls back to "what", which never contradicts an answer.
+    """
+    text = blanked.strip().rstrip(".;:,")
+    text = re.sub(r"(?i)^(the|a|an)\s+" + BLANK_RE, BLANK, text)  # "The ___ contains" -> "What contains"
+    text = re.sub(r"(?i)\b(the|a|an)\s+" + BLANK_RE, BLANK, text)
+    if text.startswith(BLANK):
+        rest = text[len(BLANK):].lstrip(" ,")
+        word = "what" if wh == "where" else wh
+        return f"{word[:1].upper()}{word[1:]} {rest}?"
+    if wh == "where":
+        placed = _PLACE_PREPOSITION.sub("where", text, count=1)
+        if placed != text:
+            return placed + "?"
+        wh = "what"
+    return text.replace(BLANK, wh, 1) + "?"
+
+
 class OfflineVerbalizer:
+    """Questions from statements of each hop's own evidence (statements.py).
+
+    Sub-question i names hop i-1's answer as written in hop i's evidence and
+    asks for hop i's target; the final question nests them with letters
+    ("Let A be the answer to ...; let B be ...") so every bridge must be found,
+    and asks the last hop's question about B.
+    """
+
     name = "offline"
 
-    def __init__(self, view: CorpusView):
+    def __init__(self, view: CorpusView, statements: StatementIndex):
         self.view = view
-
-    def statements(self, node_id: str) -> list[str]:
-        """Keypoints of the node first (atomic facts), then its raw sentences."""
-        kps = [k.text for k in self.view.keypoints.get(node_id, [])]
-        return kps + sentences(self.view.nodes[node_id].text)
-
-    def pick(self, node_id: str, target: str, also: str = "",
-             avoid: set[str] = frozenset()) -> tuple[str, str] | None:
-        """A statement of the node naming `target` (and `also`, when possible): (statement, surface).
-
-        Statements naming entities in `avoid` come last: for the first hop those
-        are the entities later hops mention, which would let a reader skip hop 0.
-        """
-        fallback = None
-        statements = self.statements(node_id)
-        if avoid:
-            statements.sort(key=lambda st: sum(mentions_entity(self.view, e, st) for e in avoid))
-        for st in statements:
-            surface = entity_surface(self.view, target, st)
-            if not surface:
-                continue
-            if not also or mentions_entity(self.view, also, st):
-                return st, surface
-            fallback = fallback or (st, surface)
-        return fallback
+        self.statements = statements
 
     def source_phrase(self, node_id: str) -> str:
         node = self.view.nodes[node_id]
-        title = _quote(self.view.doc_title.get(node.doc_id, node.doc_id), 90)
+        title = _quote(self.view.doc_title.get(node.doc_id, node.doc_id))
         if node.label == "Image":
-            caption = _quote(node.caption or node.text, 90)
-            return f'the figure "{caption}" in "{title}"'
+            return f'the figure "{_quote(node.caption or node.text, 70)}" of "{title}"'
         return f'"{title}"'
 
+    def wh(self, entity_id: str) -> str:
+        return question_word(self.view.entity_name.get(entity_id, entity_id),
+                             self.view.entity_label.get(entity_id, ""))
+
+    def hop_statement(self, cand: Candidate, i: int, targets: list[str]) -> Statement | None:
+        hop = cand.hops[i]
+        incoming = cand.hops[i - 1].bridge if i > 0 else ""
+        if not incoming:
+            avoid = set().union(*(self.view.mentions.get(h.node_id, set()) for h in cand.hops[1:]))
+            # Naming a later bridge or the answer would let a reader skip hops.
+            return self.statements.first_statement(hop.node_id, targets[i], avoid - {targets[i]},
+                                                   set(targets[1:]))
+        return self.statements.relation(hop.node_id, incoming, targets[i])
+
     def verbalize(self, cand: Candidate) -> Draft:
-        view = self.view
-        targets = self._targets(cand)
+        targets = [h.bridge for h in cand.hops[:-1]] + [cand.answer_entity]
+        statements: list[Statement] = []
         hops: list[HopText] = []
         for i, hop in enumerate(cand.hops):
-            target = targets[i]
-            incoming = cand.hops[i - 1].bridge if i > 0 and cand.hops[i - 1].bridge_kind == "entity" else ""
-            if cand.graph_type.endswith("fork") and i < len(cand.hops) - 1:
-                incoming = ""  # fork branches stand side by side
-            kind = view.entity_type_word(target)
-            avoid: set[str] = set()
-            if i == 0:
-                for later in cand.hops[1:]:
-                    avoid |= view.mentions.get(later.node_id, set())
-                avoid.discard(target)
-            picked = self.pick(hop.node_id, target, incoming, avoid)
-            if picked and (not incoming or mentions_entity(view, incoming, picked[0])):
-                st, surface = picked
-                masked = _mask(st, surface)
-                q = f'Which {kind} fills the blank in this statement from {self.source_phrase(hop.node_id)}: "{_quote(masked)}"?'
-            elif incoming:
-                inc = view.entity_name.get(incoming, incoming)
-                st, surface = picked if picked else ("", view.entity_name.get(target, target))
-                q = f"Which {kind} does {self.source_phrase(hop.node_id)} mention together with {inc}?"
-            elif picked:
-                st, surface = picked
-                q = f'Which {kind} fills the blank in this statement from {self.source_phrase(hop.node_id)}: "{_quote(_mask(st, surface))}"?'
+            st = self.hop_statement(cand, i, targets)
+            if st is None:
+                return Draft(cand, [], "", "", self.name, error=f"hop {i}: no statement of its evidence "
+                                                                "names its target")
+            question = ask(st.blanked(), self.wh(st.target))
+            hops.append(HopText(f"According to {self.source_phrase(hop.node_id)}: {question}", st.surface,
+                                st.text))
+            statements.append(st)
+        question = self.final_question(statements)
+        anchor = statements[0].blanked()
+        return Draft(cand, hops, question, hops[-1].answer, self.name, {"verbalize": "offline-2"}, anchor=anchor)
+
+    def final_question(self, statements: list[Statement]) -> str:
+        letters = "ABCDEFGH"
+        parts = []
+        for i, st in enumerate(statements):
+            text = st.blanked()
+            if st.incoming_surface and i > 0:
+                text = replace_once(text, st.incoming_surface, letters[i - 1])
+            q = ask(text, self.wh(st.target))
+            if i == len(statements) - 1:
+                parts.append(q)
             else:
-                return Draft(cand, [], "", "", self.name, error=f"hop {i}: no statement names its target entity")
-            hops.append(HopText(q, surface, st))
-        question = self._final_question(cand, targets, hops)
-        if not question:
-            return Draft(cand, hops, "", "", self.name, error="could not compose a final question")
-        anchor = _mask(hops[0].statement, hops[0].answer)
-        return Draft(cand, hops, question, hops[-1].answer, self.name, {"verbalize": "offline-1"}, anchor=anchor)
-
-    def _targets(self, cand: Candidate) -> list[str]:
-        """What each hop's sub-question asks for: its bridge, the answer for the last hop."""
-        out = []
-        for i, hop in enumerate(cand.hops):
-            if i == len(cand.hops) - 1:
-                out.append(cand.answer_entity)
-            elif hop.bridge_kind == "entity":
-                out.append(hop.bridge)
-            else:  # a link bridge (figure reference): ask for any entity the hop names
-                ents = sorted(self.view.mentions.get(hop.node_id, ()))
-                out.append(ents[0] if ents else cand.answer_entity)
-        return out
-
-    def _final_question(self, cand: Candidate, targets: list[str], hops: list[HopText]) -> str:
-        view = self.view
-        first = hops[0]
-        first_kind = view.entity_type_word(targets[0])
-        if not first.statement:
-            return ""
-        clue = f'the {first_kind} missing from "{_quote(_mask(first.statement, first.answer))}"'
-        answer_kind = view.entity_type_word(cand.answer_entity)
-        if cand.graph_type == "parallel_visual_textual_fork":
-            return (f"Which {answer_kind} does {self.source_phrase(cand.hops[1].node_id)} mention together with "
-                    f"{clue} (a statement from {self.source_phrase(cand.hops[0].node_id)})?")
-        if cand.graph_type == "multi_image_fork":
-            mid_kind = view.entity_type_word(targets[1])
-            return (f"Which {answer_kind} does {self.source_phrase(cand.hops[2].node_id)} mention together with "
-                    f"the {mid_kind} that {self.source_phrase(cand.hops[1].node_id)} shows, given that this figure "
-                    f"shares {clue} with {self.source_phrase(cand.hops[0].node_id)}?")
-        inner = clue
-        for i in range(1, len(cand.hops) - 1):
-            kind = view.entity_type_word(targets[i])
-            inner = f"the {kind} that {self.source_phrase(cand.hops[i].node_id)} mentions together with {inner}"
-        return f"Which {answer_kind} does {self.source_phrase(cand.hops[-1].node_id)} mention together with {inner}?"
+                parts.append(f'Let {letters[i]} be the answer to "{q}"')
+        return ". ".join(parts[:-1]) + ". " + parts[-1] if len(parts) > 1 else parts[0]
 
 
 # ---------------------------------------------------------------- LLM

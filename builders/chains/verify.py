@@ -11,12 +11,11 @@ Checks (DESIGN.md, "Verification"):
 * standalone: the question does not lean on context ("the figure above");
 * requires content: not answerable closed-book.
 
-Offline, "answerable" is decided by entity reachability: start from the
-entities the question names, and let every evidence item that mentions a
-known entity make all of its entities known (a bridge is exactly such a
-shared entity; a figure reference counts as one too). The question is
-answerable when the answer entity becomes known. Removing a necessary hop
-cuts that path. The LLM verifier asks the same questions of a model in one
+Offline, "answerable" is decided by entity reachability over sentences:
+start from the entities the question names, and let every evidence
+sentence that names a known entity make all of its entities known (a
+bridge is exactly such a shared entity). The question is answerable when
+the answer entity becomes known. Removing a necessary hop cuts that path. The LLM verifier asks the same questions of a model in one
 batched call per chain (kg/prompts/verify_chain.md).
 """
 
@@ -25,8 +24,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from queries.corpus_view import CorpusView
+from builders.chains.statements import StatementIndex
 from builders.chains.verbalize import Draft, mentions_entity
+from queries.corpus_view import CorpusView
 
 _DEICTIC = re.compile(
     r"\b(the|this|that|these|those)\s+(figure|image|picture|table|passage|paragraph|text|excerpt|chart|diagram)"
@@ -36,7 +36,7 @@ _DEICTIC = re.compile(
 
 
 @dataclass
-class Verification:
+class ChainVerdict:
     navigation: bool = True
     necessary: list[bool] = field(default_factory=list)
     no_shortcut: bool = True
@@ -115,66 +115,94 @@ def answerable(question_entities: set[str], items: list[set[str]], answer: str) 
     return answer in reachable(question_entities, items)
 
 
-def evidence_entities(view: CorpusView, draft: Draft) -> list[set[str]]:
-    """What each hop's evidence mentions; link bridges become a shared pseudo-entity."""
-    cand = draft.candidate
-    items = [set(view.mentions.get(h.node_id, ())) for h in cand.hops]
-    for i, hop in enumerate(cand.hops[:-1]):
-        if hop.bridge_kind == "link":
-            token = f"link:{hop.node_id}->{cand.hops[i + 1].node_id}"
-            items[i].add(token)
-            items[i + 1].add(token)
+def sentence_items(statements: StatementIndex, draft: Draft) -> list[list[set[str]]]:
+    """Per hop, the entity sets of its evidence's sentences: a reader links facts sentence by sentence."""
+    items = []
+    for i, hop in enumerate(draft.candidate.hops):
+        hop_items = [set(s.spans) for s in statements.sentences(hop.node_id)]
+        if i == 0 and draft.hops and draft.hops[0].statement:
+            # The question quotes hop 0's statement (answer blanked): that quote
+            # is an anchor only hop 0's evidence matches.
+            hop_items = [ents | {"quote:0"} if _same_text(sent.text, draft.hops[0].statement) else ents
+                         for ents, sent in zip(hop_items, statements.sentences(hop.node_id))]
+        items.append(hop_items)
     return items
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()).lower() == " ".join(b.split()).lower()
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def one_item_holds_all(view: CorpusView, cand) -> bool:
+    """cypher/audits/shortcut.cypher's rule: an evidence node before the last hop
+    that mentions every bridge and the answer makes the chain one lookup."""
+    needed = {h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge} | {cand.answer_entity}
+    if len(cand.hops) < 2 or not cand.answer_entity or len(needed) < 2:
+        return False
+    return any(needed <= view.mentions.get(h.node_id, set()) for h in cand.hops[:-1])
 
 
 def question_entities(view: CorpusView, question: str, universe: set[str]) -> set[str]:
     return {e for e in universe if mentions_entity(view, e, question)}
 
 
-def offline_verify(view: CorpusView, draft: Draft) -> Verification:
+def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -> ChainVerdict:
+    """Deterministic checks; hop necessity by sentence-level entity reachability."""
     cand = draft.candidate
-    items = evidence_entities(view, draft)
-    universe = set().union(*items)
+    per_hop = sentence_items(statements, draft)
+    universe = set().union(*(set().union(*h) if h else set() for h in per_hop))
     answer = cand.answer_entity
-    # Document titles and captions in the question only say where to look;
-    # the entities a reader can start from are those of the anchor statement.
-    seeds = question_entities(view, draft.anchor or draft.question, universe) - {answer}
-    if draft.hops and draft.hops[0].statement:
-        # The question quotes hop 0's statement (answer masked): that quote is
-        # itself an anchor that only hop 0's evidence matches.
-        items[0] = items[0] | {"quote:0"}
+    seeds = question_entities(view, draft.question, universe) - {answer}
+    if any("quote:0" in s for s in (per_hop[0] if per_hop else [])):
         seeds.add("quote:0")
-    v = Verification()
+    # A reader follows what the question names and what the hops answer; an
+    # entity the question never leads to ("MCAS" in every sentence of a
+    # report) is no route, so sentences keep only the chain's own entities.
+    # Generic entities (those the bridge rules refuse: "FAA" all over an FAA
+    # rule) lead a reader nowhere in particular, so they carry no shortcut either.
+    seeds = {e for e in seeds if e == "quote:0" or statements.rules.can_bridge(e)}
+    relevant = seeds | {h.bridge for h in cand.hops if h.bridge} | {answer}
+    per_hop = [[s & relevant for s in hop] for hop in per_hop]
+    v = ChainVerdict()
     v.navigation = navigation_ok(view, draft)
-    v.necessary = [not answerable(seeds, items[:i] + items[i + 1:], answer) for i in range(len(items))]
-    if not answerable(seeds, items, answer):
+
+    def flat(hops: list[list[set[str]]]) -> list[set[str]]:
+        return [s for h in hops for s in h]
+
+    v.necessary = [not answerable(seeds, flat(per_hop[:i] + per_hop[i + 1:]), answer) for i in range(len(per_hop))]
+    if not answerable(seeds, flat(per_hop), answer):
         v.reasons.append("answer not reachable from the question through the evidence")
         v.faithful = False
-    v.no_shortcut = not any(answer in item and (item & seeds) for item in items[:-1]) and not (
-        len(items) > 1 and (items[-1] & seeds))
-    last_text = view.nodes[cand.hops[-1].node_id].text
-    v.faithful = v.faithful and draft.answer.lower() in last_text.lower() and all(
-        h.answer.lower() in view.nodes[n.node_id].text.lower() or h.answer.lower() in h.statement.lower()
-        for h, n in zip(draft.hops, cand.hops))
+    v.no_shortcut = not any(answerable(seeds, h, answer) for h in per_hop) if len(per_hop) > 1 else True
+    v.no_shortcut = v.no_shortcut and not one_item_holds_all(view, cand)
+    v.faithful = v.faithful and all(_normal(h.answer) in _normal(view.nodes[n.node_id].text)
+                                    for h, n in zip(draft.hops, cand.hops))
     v.standalone = is_standalone(draft.question)
     v.requires_content = draft.answer.lower() not in draft.question.lower()
     return v
 
 
 # ---------------------------------------------------------------- LLM verifier
-def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500) -> str:
+def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip: int | None = None) -> str:
+    """The numbered evidence items; `skip` leaves one hop's item out (empirical necessity)."""
     lines = []
     for i, hop in enumerate(draft.candidate.hops):
+        if i == skip:
+            continue
         node = view.nodes[hop.node_id]
         kind = "image description" if node.label == "Image" else "text"
         lines.append(f"[{i}] ({kind}) {node.text[:max_chars]}")
     return "\n".join(lines)
 
 
-def llm_verification(view: CorpusView, draft: Draft, reply) -> Verification:
+def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
     """Combine the verifier's answers (ChainVerification) with the deterministic checks."""
     n = len(draft.candidate.hops)
-    v = Verification(method="llm")
+    v = ChainVerdict(method="llm")
     v.navigation = navigation_ok(view, draft)
     without = list(reply.answerable_without)[:n]
     if len(without) < n:  # a reply that skipped hops proves nothing for them

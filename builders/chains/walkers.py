@@ -1,11 +1,13 @@
 """Walkers: sample candidate evidence chains of the five graph types.
 
 A candidate is a list of hops (one evidence node each) plus the bridges that
-join them and a reasoning structure (builders/structure.py). Rules every walker
+join them and a reasoning structure (builders/chains/structure.py). Rules every walker
 keeps:
 
-* consecutive hops share a bridge: an Entity both mention, or for image hops a
-  REFERENCES / CAPTIONED_BY link (bridge kind "link");
+* consecutive hops share a bridge: a specific Entity (bridges.py) that stands
+  in a relation with the previous bridge inside one sentence of the hop
+  (statements.py), so the hop can be asked about from its own evidence;
+* evidence is body text (or an image), never contents, references or tables;
 * no node twice, and no two hops whose evidence is near-identical
   (SIMILAR_TO at or above `near_duplicate`);
 * cross-document steps are preferred where they exist;
@@ -15,13 +17,14 @@ keeps:
 
 from __future__ import annotations
 
-import math
 import random
-from collections import Counter
 from dataclasses import dataclass, field
 
-from queries.corpus_view import CorpusView
+from builders.chains.bridges import BridgeRules
+from builders.chains.chain_types import chain_type
+from builders.chains.statements import StatementIndex
 from kg.ids import content_id
+from queries.corpus_view import CorpusView
 
 
 @dataclass
@@ -48,85 +51,68 @@ class Candidate:
     def node_ids(self) -> list[str]:
         return [h.node_id for h in self.hops]
 
-
-class Quotas:
-    """Caps how many chains may start in (or use) one document or topic.
-
-    A document's share is proportional to its number of chunks, with slack
-    (x1.5, at least 2) so small corpora are not starved.
-    """
-
-    def __init__(self, view: CorpusView, target: int, used_docs: Counter | None = None,
-                 used_topics: Counter | None = None):
-        chunks = [view.nodes[c] for c in view.chunk_ids]
-        total = max(1, len(chunks))
-        by_doc = Counter(n.doc_id for n in chunks)
-        by_topic = Counter(n.topic for n in chunks if n.topic)
-        self.doc_cap = {d: max(2, math.ceil(1.5 * target * c / total)) for d, c in by_doc.items()}
-        self.topic_cap = {t: max(2, math.ceil(1.5 * target * c / total)) for t, c in by_topic.items()}
-        self.docs = Counter(used_docs or {})
-        self.topics = Counter(used_topics or {})
-
-    def allows(self, view: CorpusView, node_ids: list[str]) -> bool:
-        for nid in node_ids:
-            node = view.nodes[nid]
-            if self.docs[node.doc_id] >= self.doc_cap.get(node.doc_id, 2):
-                return False
-            if node.topic and self.topics[node.topic] >= self.topic_cap.get(node.topic, 2):
-                return False
-        return True
-
-    def take(self, view: CorpusView, node_ids: list[str]) -> None:
-        for doc in {view.nodes[n].doc_id for n in node_ids}:
-            self.docs[doc] += 1
-        for topic in {view.nodes[n].topic for n in node_ids if view.nodes[n].topic}:
-            self.topics[topic] += 1
+    @property
+    def bridges(self) -> list[str]:
+        return [h.bridge for h in self.hops if h.bridge_kind == "entity" and h.bridge]
 
 
 class Walker:
+    """Samples candidates whose every hop can be put into words from its own evidence.
+
+    A bridge is chosen only among entities that stand in a relation (one
+    sentence, a verb between them) with the entity the walk came in on, pass
+    the bridge rules (builders/chains/bridges.py), and lead to a node that
+    may serve as evidence.
+    """
+
     def __init__(self, view: CorpusView, rng: random.Random, min_hops: int = 2, max_hops: int = 4,
-                 near_duplicate: float = 0.92, max_entity_degree: int | None = None):
+                 near_duplicate: float = 0.92, max_entity_degree: int | None = None,
+                 statements: StatementIndex | None = None):
         self.view = view
         self.rng = rng
         self.min_hops = min_hops
         self.max_hops = max(min_hops, max_hops)
         self.near_duplicate = near_duplicate
-        # Entities mentioned nearly everywhere ("system", the corpus' own name)
-        # make weak bridges; skip the most frequent ones.
+        self.statements = statements or StatementIndex(view, BridgeRules(view))
+        self.rules = self.statements.rules
+        # Entities mentioned nearly everywhere make weak bridges; skip the most frequent ones.
         n_nodes = max(1, len(view.nodes))
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
-        self.chunks = [c for c in view.chunk_ids if view.nodes[c].kind != "caption" and view.mentions.get(c)]
+        self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
+        self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
+        self._usable: dict[str, bool] = {}
         # Nodes per (entity, label), built once: a step draws from these lists
-        # instead of scanning every mention of an entity (17-44x faster on a
-        # 20k-chunk graph, bench/walk.py).
-        self._usable: dict[str, list[str]] = {}
+        # instead of scanning every mention of an entity (bench/walk.py).
         self._by_label: dict[tuple[str, str], list[str]] = {}
+        evidence = set(self.chunks) | set(self.images)
         for ent in sorted(view.mentioned_by):
             for n in sorted(view.mentioned_by[ent]):
                 node = view.nodes.get(n)
-                if node is not None and node.kind != "caption":
+                if node is not None and n in evidence:
                     self._by_label.setdefault((ent, node.label), []).append(n)
 
     # ---- shared steps ---------------------------------------------------
     def sample_length(self) -> int:
-        """2..max hops, weighted toward 3 and more (weights 1 : 2 : 2 : ...)."""
+        """min..max hops, weighted toward 3 and more (weights 1 : 8 : 8 : ...): longer walks
+        fail more often, so they must be tried more often for the accepted average to reach 3."""
         lengths = list(range(self.min_hops, self.max_hops + 1))
-        weights = [1 if n == 2 else 2 for n in lengths]
+        weights = [1 if n == 2 else 8 for n in lengths]
         return self.rng.choices(lengths, weights)[0]
 
-    def usable_entities(self, node_id: str) -> list[str]:
-        cached = self._usable.get(node_id)
-        if cached is not None:
-            return cached
-        out = []
-        for ent in self.view.mentions.get(node_id, ()):
+    def bridgeable(self, ent: str) -> bool:
+        ok = self._usable.get(ent)
+        if ok is None:
             degree = len(self.view.mentioned_by.get(ent, ()))
-            if 2 <= degree <= self.max_entity_degree:
-                out.append(ent)
-        out.sort()  # set order is not stable across runs; the seed must be
-        self._usable[node_id] = out
-        return out
+            ok = 2 <= degree <= self.max_entity_degree and self.rules.can_bridge(ent)
+            self._usable[ent] = ok
+        return ok
+
+    def outgoing(self, node_id: str, incoming: str) -> list[str]:
+        """Entities this hop can ask for: in a relation with `incoming`, or anchors of a first hop."""
+        if incoming:
+            return self.statements.partners(node_id, incoming)
+        return self.statements.anchors(node_id)
 
     def compatible(self, node_id: str, visited: list[str]) -> bool:
         if node_id in visited:
@@ -135,38 +121,68 @@ class Walker:
 
     TRIES = 12
 
-    def step(self, current: str, visited: list[str], want: str = "Chunk",
-             avoid_entities: set[str] = frozenset()) -> tuple[str, str] | None:
-        """Next node of label `want` sharing an entity with `current`: (entity, node).
+    def step(self, current: str, incoming: str, visited: list[str], want: str = "Chunk",
+             avoid_entities: set[str] = frozenset(), onward: str = "") -> tuple[str, str] | None:
+        """Next node of label `want`, entered through a bridge of `current`: (entity, node).
 
-        With probability 0.8 a uniform pick among compatible nodes of another
-        document (when one exists), else among all compatible nodes. Found by
-        rejection sampling from the per-entity lists; an exact scan only when
-        a few draws all miss.
+        The entered node must itself name the bridge in a usable sentence. With
+        probability 0.8 another document is preferred (when one qualifies).
         """
-        entities = [e for e in self.usable_entities(current) if e not in avoid_entities]
+        entities = [e for e in self.outgoing(current, incoming)
+                    if e not in avoid_entities and e != incoming and self.bridgeable(e)]
         self.rng.shuffle(entities)
-        nodes = self.view.nodes
-        doc = nodes[current].doc_id
+        doc = self.view.nodes[current].doc_id
         for ent in entities[:6]:
             pool = self._by_label.get((ent, want))
             if not pool:
                 continue
             cross_wanted = self.rng.random() < 0.8
-            for _ in range(self.TRIES):
-                n = pool[self.rng.randrange(len(pool))]
-                if (not cross_wanted or nodes[n].doc_id != doc) and self.compatible(n, visited):
-                    return ent, n
-            options = [n for n in pool if self.compatible(n, visited)]
+            options = [n for n in self._draw(pool) if self._enterable(n, ent, doc, visited)
+                       and self._leads_on(n, ent, avoid_entities, visited, onward)]
             if not options:
                 continue
-            cross = [n for n in options if nodes[n].doc_id != doc]
+            cross = [n for n in options if self.view.nodes[n].doc_id != doc]
             return ent, self.rng.choice(cross if cross and cross_wanted else options)
         return None
 
-    def answer_entity(self, node_id: str, exclude: set[str]) -> str:
-        """An entity of the last hop to be the final answer (not a bridge)."""
-        options = sorted(e for e in self.view.mentions.get(node_id, ()) if e not in exclude)
+    def _draw(self, pool: list[str]) -> list[str]:
+        if len(pool) <= self.TRIES:
+            return list(pool)
+        return [pool[self.rng.randrange(len(pool))] for _ in range(self.TRIES)]
+
+    def _enterable(self, node_id: str, ent: str, from_doc: str, visited: list[str]) -> bool:
+        if not self.compatible(node_id, visited):
+            return False
+        if self.view.nodes[node_id].doc_id != from_doc and not self.rules.cross_document_ok(ent):
+            return False
+        return bool(self.statements.partners(node_id, ent))
+
+    def _leads_on(self, node_id: str, ent: str, avoid: set[str], visited: list[str], onward: str) -> bool:
+        """Lookahead, so a walk does not enter a dead end.
+
+        onward "bridge": some bridge of `node_id` (in a relation with `ent`)
+        reaches a further node that could be entered; "answer": the node has
+        an answer for the final hop; "": no requirement.
+        """
+        if onward == "answer":
+            return any(e not in avoid and e != ent and self.rules.can_answer(e)
+                       for e in self.statements.partners(node_id, ent))
+        if onward != "bridge":
+            return True
+        doc = self.view.nodes[node_id].doc_id
+        seen = [*visited, node_id]
+        for e in self.statements.partners(node_id, ent):
+            if e in avoid or e == ent or not self.bridgeable(e):
+                continue
+            pool = self._by_label.get((e, "Chunk"), [])
+            if any(n not in seen and self._enterable(n, e, doc, seen) for n in self._draw(pool)):
+                return True
+        return False
+
+    def answer_entity(self, node_id: str, incoming: str, exclude: set[str]) -> str:
+        """An entity of the last hop, in a relation with `incoming`, to be the final answer."""
+        options = [e for e in self.outgoing(node_id, incoming)
+                   if e not in exclude and e != incoming and self.rules.can_answer(e)]
         return self.rng.choice(options) if options else ""
 
     def linked_image(self, chunk_id: str, visited: list[str]) -> str | None:
@@ -175,65 +191,90 @@ class Walker:
                        and self.compatible(i, visited))
         return self.rng.choice(links) if links else None
 
-    def text_path(self, start: str, length: int, visited: list[str]) -> list[Hop] | None:
+    def start_chunk(self) -> str | None:
+        """A random chunk with an entity a first hop can ask for; chunks found without one are dropped."""
+        while self._starts:
+            i = self.rng.randrange(len(self._starts))
+            chunk = self._starts[i]
+            if any(self.bridgeable(e) for e in self.outgoing(chunk, "")):
+                return chunk
+            self._starts[i] = self._starts[-1]
+            self._starts.pop()
+        return None
+
+    def text_path(self, start: str, length: int, visited: list[str], incoming: str = "") -> list[Hop] | None:
         hops = [Hop(start, self.view.nodes[start].label)]
-        used_bridges: set[str] = set()
+        used_bridges: set[str] = {incoming} if incoming else set()
         while len(hops) < length:
-            nxt = self.step(hops[-1].node_id, visited + [h.node_id for h in hops], "Chunk", used_bridges)
+            nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
+                            used_bridges, onward="bridge" if len(hops) + 1 < length else "answer")
             if nxt is None:
                 return None
             ent, node = nxt
             hops[-1].bridge, hops[-1].bridge_kind = ent, "entity"
             used_bridges.add(ent)
+            incoming = ent
             hops.append(Hop(node, "Chunk"))
         return hops
 
     # ---- the five graph types ---------------------------------------------
+    STARTS = 8  # start nodes tried for one sampled length before the sample fails
+
     def text_chain(self) -> Candidate | None:
         if not self.chunks:
             return None
-        hops = self.text_path(self.rng.choice(self.chunks), self.sample_length(), [])
-        return self._serial("text_chain", hops)
+        length = self.sample_length()
+        for _ in range(self.STARTS):
+            start = self.start_chunk()
+            if start is None:
+                return None
+            cand = self._serial("text_chain", self.text_path(start, length, []))
+            if cand is not None:
+                return cand
+        return None
 
     def image_initiated_chain(self) -> Candidate | None:
         if not self.images:
             return None
-        image = self.rng.choice(self.images)
         length = self.sample_length()
-        nxt = self.step(image, [image], "Chunk")
-        if nxt is not None:
-            first = Hop(image, "Image", nxt[0], "entity")
-            start = nxt[1]
-        else:
-            linked = sorted(c for c in self.view.image_links.get(image, ())
-                            if self.view.nodes.get(c) and self.view.nodes[c].kind != "caption")
-            if not linked:
-                return None
-            first, start = Hop(image, "Image", "", "link"), self.rng.choice(linked)
-        rest = self.text_path(start, length - 1, [image])
+        for _ in range(self.STARTS):
+            cand = self._image_then_text(length)
+            if cand is not None:
+                return cand
+        return None
+
+    def _image_then_text(self, length: int) -> Candidate | None:
+        image = self.rng.choice(self.images)
+        nxt = self.step(image, "", [image], "Chunk")
+        if nxt is None:
+            return None
+        rest = self.text_path(nxt[1], length - 1, [image], incoming=nxt[0])
         if rest is None:
             return None
-        return self._serial("image_initiated_chain", [first, *rest])
+        return self._serial("image_initiated_chain", [Hop(image, "Image", nxt[0], "entity"), *rest])
 
     def text_initiated_chain(self) -> Candidate | None:
         if not self.chunks or not self.images:
             return None
         length = self.sample_length()
-        hops = self.text_path(self.rng.choice(self.chunks), length - 1, [])
+        for _ in range(self.STARTS):
+            cand = self._text_then_image(length)
+            if cand is not None:
+                return cand
+        return None
+
+    def _text_then_image(self, length: int) -> Candidate | None:
+        start = self.start_chunk()
+        hops = self.text_path(start, length - 1, []) if start else None
         if hops is None:
             return None
-        last = hops[-1].node_id
-        visited = [h.node_id for h in hops]
-        nxt = self.step(last, visited, "Image", {h.bridge for h in hops})
-        if nxt is not None:
-            hops[-1].bridge, hops[-1].bridge_kind = nxt[0], "entity"
-            hops.append(Hop(nxt[1], "Image"))
-        else:
-            image = self.linked_image(last, visited)
-            if image is None:
-                return None
-            hops[-1].bridge, hops[-1].bridge_kind = "", "link"
-            hops.append(Hop(image, "Image"))
+        incoming = hops[-2].bridge if len(hops) > 1 else ""
+        nxt = self.step(hops[-1].node_id, incoming, [h.node_id for h in hops], "Image",
+                        {h.bridge for h in hops})
+        if nxt is None:
+            return None
+        hops[-1].bridge, hops[-1].bridge_kind = nxt[0], "entity"
+        hops.append(Hop(nxt[1], "Image"))
         return self._serial("text_initiated_chain", hops)
 
     def parallel_visual_textual_fork(self) -> Candidate | None:
@@ -241,33 +282,32 @@ class Walker:
         if not self.images or not self.chunks:
             return None
         image = self.rng.choice(self.images)
-        nxt = self.step(image, [image], "Chunk")
+        nxt = self.step(image, "", [image], "Chunk")
         if nxt is None:
             return None
         ent, chunk = nxt
         hops = [Hop(image, "Image", ent, "entity"), Hop(chunk, "Chunk", ent, "entity")]
-        structure = [(0, 2), (1, 2)]
-        answer = self.answer_entity(chunk, {ent} | self.view.mentions.get(image, set()))
+        answer = self.answer_entity(chunk, ent, {ent} | self.view.mentions.get(image, set()))
         if not answer:
             return None
-        return Candidate("parallel_visual_textual_fork", hops, structure, answer)
+        return Candidate("parallel_visual_textual_fork", hops, [(0, 2), (1, 2)], answer)
 
     def multi_image_fork(self) -> Candidate | None:
         """Two images sharing an entity (compared or combined), plus a text hop."""
         if len(self.images) < 2:
             return None
         first = self.rng.choice(self.images)
-        nxt = self.step(first, [first], "Image")
+        nxt = self.step(first, "", [first], "Image")
         if nxt is None:
             return None
         ent, second = nxt
-        text = self.step(second, [first, second], "Chunk")
+        text = self.step(second, ent, [first, second], "Chunk", {ent})
         if text is None:
             return None
         text_ent, chunk = text
         hops = [Hop(first, "Image", ent, "entity"), Hop(second, "Image", text_ent, "entity"),
                 Hop(chunk, "Chunk")]
-        answer = self.answer_entity(chunk, {ent, text_ent})
+        answer = self.answer_entity(chunk, text_ent, {ent, text_ent})
         if not answer:
             return None
         return Candidate("multi_image_fork", hops, [(0, 3), (1, 3), (2, 3)], answer,
@@ -278,9 +318,10 @@ class Walker:
             return None
         exclude = {h.bridge for h in hops if h.bridge}
         earlier = set().union(*(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
-        answer = self.answer_entity(hops[-1].node_id, exclude | earlier)
-        if not answer:
-            answer = self.answer_entity(hops[-1].node_id, exclude)
+        incoming = hops[-2].bridge
+        answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier)
+        if not answer:  # named earlier too: verification decides whether that is a shortcut
+            answer = self.answer_entity(hops[-1].node_id, incoming, exclude)
         if not answer:
             return None
         structure = [(i, i + 1) for i in range(len(hops))]
@@ -294,9 +335,7 @@ def infeasible_reason(view: CorpusView, walker: Walker, graph_type: str) -> str 
     """Why a chain type cannot come out of this graph, in one sentence (None if it can)."""
     if not walker.chunks:
         return "no text chunk mentions an entity shared with another chunk"
-    needs_images = {"image_initiated_chain": 1, "text_initiated_chain": 1,
-                    "parallel_visual_textual_fork": 1, "multi_image_fork": 2}
-    need = needs_images.get(graph_type, 0)
+    need = chain_type(graph_type).min_images
     if need and len(walker.images) < need:
         found = len(view.image_ids)
         if found < need:

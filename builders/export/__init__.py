@@ -74,7 +74,8 @@ def run_export(settings: Any, store: Any, out_dir: Path) -> dict[str, Any]:
     plots = write_plots(own, out_dir / PLOTS_DIR)
     files.extend(plots)
     card_path = out_dir / CARD_NAME
-    atomic_write_text(card_path, dataset_card(own, settings, formats, skipped))
+    card_summary = {**own, "quality": (from_graph or {}).get("quality", {})}
+    atomic_write_text(card_path, dataset_card(card_summary, settings, formats, skipped))
     files.append(card_path)
 
     images = sorted({(out_dir / e["evidence"]["image_path"]) for r in records for e in r["subqa_chain"]

@@ -14,7 +14,7 @@ def dataset_card(summary: dict[str, Any], settings: Any, formats: list[str], ski
     """The dataset card (README.md), with a Hugging Face YAML header."""
     lines: list[str] = []
     for section in (_overview(summary, skipped), _types_hops_modality(summary), _verification(summary),
-                    _files(formats), _record_and_provenance()):
+                    _quality(summary), _files(formats), _record_and_provenance()):
         lines.extend(section)
     return "\n".join(lines)
 
@@ -104,6 +104,32 @@ def _verification(s: dict[str, Any]) -> list[str]:
         "|---|---:|---:|---:|",
         *[f"| {flag} | {c.get('pass', 0):.1%} | {c.get('fail', 0):.1%} | {c.get('unchecked', 0):.1%} |"
           for flag, c in s["verification_share"].items()],
+        "",
+    ]
+
+
+_QUALITY_ROWS = (  # key, what it measures, target
+    ("non_content_evidence_share", "hops whose evidence is page furniture, contents, references or boilerplate", "0"),
+    ("answer_in_evidence_share", "text-hop answers found verbatim in their evidence", "1.0"),
+    ("question_word_agreement", "questions whose question word fits the answer's type", "1.0"),
+    ("median_bridge_df", "median number of documents mentioning a bridge entity", ""),
+    ("average_hops", "average hops per accepted chain", ">= 3.0"),
+    ("share_3plus_hops", "accepted chains with 3 or more hops", ">= 0.3"),
+)
+
+
+def _quality(s: dict[str, Any]) -> list[str]:
+    """Issue 12's quality figures (builders/stats.py quality_figures), when the graph was readable."""
+    quality = s.get("quality") or {}
+    if not quality:
+        return []
+    return [
+        "## Quality",
+        "",
+        "| figure | value | target |",
+        "|---|---:|---:|",
+        *[f"| {label} (`{key}`) | {quality[key]} | {target} |" for key, label, target in _QUALITY_ROWS
+          if key in quality],
         "",
     ]
 

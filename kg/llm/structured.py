@@ -117,6 +117,12 @@ class VisualGrounding(TaskModel):
 
 
 # The schema of each packaged prompt (kg/prompts/<task>.md).
+class EvidenceAnswer(TaskModel):
+    """answer_from_evidence: the empirical hop-necessity probe (MC-Search's HAVE)."""
+
+    answer: str = Field(description="Short answer from the evidence only, or UNANSWERABLE.")
+
+
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "keypoints": Keypoints,
     "keypoints_batch": KeypointsBatch,
@@ -124,6 +130,7 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "domain_persona": DomainPersona,
     "verbalize_chain": VerbalizedChain,
     "verify_chain": ChainVerification,
+    "answer_from_evidence": EvidenceAnswer,
     "merge_duplicates": MergedQuestion,
     "eval_read": ReaderAnswer,
     "eval_judge_answer": AnswerJudgement,

@@ -15,10 +15,22 @@ MODALITIES = {  # chain -> modality of each hop (evidence in the same order)
 }
 
 
+# Quality figures (issue 12 item 7): c2 is a bibliography chunk; B's last hop
+# answers something its evidence does not say; A asks "who" of an
+# organisation and C "where" of an answer of unknown type.
+TEXTS = {"c1": "Boeing builds the 737 MAX.", "c2": "[1] FAA report 2019.",
+         "c3": "The FAA certifies Boeing airplanes.", "c4": "The FAA is in Washington."}
+ROLES = {"c2": "references"}
+QUESTIONS = {"A": ("Who builds the 737 MAX?", "Boeing", ["boeing"]),
+             "C": ("Where is the FAA?", "Washington", [])}
+HOP_ANSWERS = {"A:0": "Boeing", "A:1": "FAA", "B:1": "FAA", "B:2": "Airbus", "C:0": "report", "C:1": "Washington"}
+
+
 def plant(store) -> None:
     store.write("upsert_documents", [{"id": "d1"}, {"id": "d2"}])
     chunks = {"c1": "d1", "c2": "d1", "c3": "d2", "c4": "d2"}
-    store.write("upsert_chunks", [{"id": c, "doc_id": d, "text": c} for c, d in chunks.items()])
+    store.write("upsert_chunks", [{"id": c, "doc_id": d, "text": TEXTS[c], "role": ROLES.get(c, "body")}
+                                  for c, d in chunks.items()])
     store.write("chunk_part_of", [{"s": c, "d": d} for c, d in chunks.items()], key=None)
     store.write("upsert_images", [{"id": "i1", "doc_id": "d2"}])
     store.write("image_captioned_by", [{"s": "i1", "d": "c3"}], key=None)
@@ -27,9 +39,14 @@ def plant(store) -> None:
     store.write("upsert_topics", [{"id": "t1", "size": 2}, {"id": "t2", "size": 2}])
     store.write("chunk_in_topic", [{"s": c, "d": "t1" if c in ("c1", "c2") else "t2"} for c in chunks], key=None)
 
+    store.write("chunk_mentions", [{"s": "c1", "d": "boeing", "count": 1}, {"s": "c3", "d": "boeing", "count": 1},
+                                   {"s": "c3", "d": "faa", "count": 1}, {"s": "c4", "d": "faa", "count": 1}], key=None)
+
     def ch(cid, seq, gtype, status, hops, evidence, docs, reason=None):
+        question, answer, entities = QUESTIONS.get(cid, (f"q {cid}?", f"a {cid}", []))
         return dict(id=cid, seq=seq, graph_type=gtype, status=status, hops=hops, evidence_ids=evidence,
-                    doc_ids=docs, reject_reason=reason, question=f"q {cid}?", answer=f"a {cid}", score=0.5)
+                    doc_ids=docs, reject_reason=reason, question=question, answer=answer, score=0.5,
+                    answer_entities=entities)
 
     chains = [
         ch("A", 0, "text_chain", "accepted", 2, ["c1", "c2"], ["d1"]),
@@ -46,13 +63,15 @@ def plant(store) -> None:
     for c in chains:
         for i, (ev, mod) in enumerate(zip(c["evidence_ids"], MODALITIES.get(c["id"], []))):
             hid = f"{c['id']}:{i}"
-            hops.append(dict(id=hid, chain_id=c["id"], index=i, modality=mod, evidence_id=ev))
+            hops.append(dict(id=hid, chain_id=c["id"], index=i, modality=mod, evidence_id=ev,
+                             answer=HOP_ANSWERS.get(hid, "")))
             has_hop.append({"s": c["id"], "d": hid, "index": i})
             (uses_image if ev.startswith("i") else uses_chunk).append({"s": hid, "d": ev})
     store.write("upsert_hops", hops)
     store.write("chain_has_hop", has_hop, key=None)
     store.write("hop_uses_chunk", uses_chunk, key=None)
     store.write("hop_uses_image", uses_image, key=None)
+    store.write("hop_bridges", [{"s": "A:0", "d": "boeing"}, {"s": "B:1", "d": "faa"}], key=None)
     store.write("chain_duplicate_of", [{"s": "G", "d": "A", "score": 0.93, "method": "leiden"}], key=None)
 
 
@@ -104,6 +123,14 @@ def test_stats_on_a_planted_dataset(falkor_store, tmp_path):
         "corpus_topics": {"t1": 2, "t2": 2},
         "dataset_topics": {"t1": 4, "t2": 3},
         "unmapped_evidence": 0,
+        "quality": {
+            "non_content_evidence_share": pytest.approx(2 / 6, abs=1e-4),  # A:1 and C:0 use the bibliography
+            "answer_in_evidence_share": pytest.approx(5 / 6, abs=1e-4),  # B:2's "Airbus" is not in c1
+            "question_word_agreement": pytest.approx(1 / 3, abs=1e-4),  # only B's "what" fits
+            "median_bridge_df": 1.5,  # boeing in d1 and d2, faa in d2 only
+            "average_hops": pytest.approx(7 / 3, abs=1e-4),
+            "share_3plus_hops": pytest.approx(1 / 3, abs=1e-4),
+        },
         "llm": {
             "runs": 3,
             "calls": calls,

@@ -1,0 +1,185 @@
+"""Which evidence may carry a chain, and which entities may bridge or answer.
+
+Rules (issue 12, items 1-2), applied by the walkers before a chain exists:
+
+* Evidence: only chunks whose section `role` is in [generate] evidence_roles
+  (body and appendix by default; a chunk without a role counts as body),
+  never table or caption chunks as text hops, and never a chunk that reads
+  like a table of contents (dot leaders) or a bibliography (citation lines).
+* A sentence is usable as a statement only if it is prose: no dot leaders,
+  markdown table syntax, URLs, e-mails, citation ids or typesetting codes.
+* An entity is *specific* when it is a proper name or a multi-word domain
+  term: not a bare number, date, URL, e-mail, citation id or table fragment,
+  and not a common English word (wordfreq's Zipf frequency) standing alone.
+  Bridges must also be rare: mentioned in at most `max_doc_share` of the
+  chunks of any one larger document (the report's own subject, "HPC" in an
+  HPC report, links everything and therefore nothing) and in at most
+  `max_df_share` of the documents of a larger corpus (IDF cap).
+* A cross-document bridge needs the same thing on both sides: the entity is
+  the same normalised name by construction; its type must agree too, so a
+  bare common-word term ("Financial Data") never links two documents.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from functools import lru_cache
+
+from queries.corpus_view import CorpusView
+
+NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT",
+                         "WORK_OF_ART", "LAW", "LANGUAGE"})
+_PLACE_OR_PERSON = frozenset({"PERSON", "GPE", "LOC", "FAC"})
+NUMERIC_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+COMMON_WORD_ZIPF = 4.0  # "user" 4.7, "node" 3.9, "vendors" 3.8, "optimizer" 2.3 (wordfreq, English)
+COMMON_NAME_ZIPF = 4.5  # a capitalised single proper name may be an ordinary word ("Security")
+COMMON_ACRONYM_ZIPF = 4.1  # an all-caps English word: USER 4.7, END 5.7, PROPOSALS 4.2 (IBM 3.9 passes)
+
+_URL = re.compile(r"https?://|www\.|\.(com|org|gov|net|edu|html?|pdf)\b|@\w+\.\w", re.IGNORECASE)
+_CITATION = re.compile(r"\[\d+(?:[,\u2013-]\s*\d+)*\]|\babs/\d|\barXiv\b|\bdoi\b|\d{4}\.\d{4,5}", re.IGNORECASE)
+_MARKUP = re.compile(r"[|*#<>{}=_~`\\]|\]\(|</?\w+>")
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}|(?:…\s?){2,}|_{4,}")
+# Typesetting and tracking codes: DSKJLSW7X2PROD, EP06AU20.016, "VerDate", "Jkt 250001".
+_TRACKING = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{10,}\b|\b[A-Z]{2}\d{2}[A-Z]{2}\d{2}\.\d{3}\b"
+                       r"|\bVerDate\b|\bJkt\s\d+|\bPO\s\d{5}\b|\bFrm\s\d+|\bFmt\s\d+|\bSfmt\s\d+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_NUMERICISH = re.compile(r"^[\d\s.,:;/%$€£+\-()#§]+[A-Za-z]{0,3}$")
+_REFERENCE_LINE = re.compile(r"^\s*(\[\d+\]|\d+\.\s+[A-Z][a-z]+,\s+[A-Z]\.)")
+_YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
+
+
+@lru_cache(maxsize=65536)
+def zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word.lower(), "en")
+
+
+def clean_text(text: str) -> bool:
+    """Prose a reader can quote: no furniture, markup, links or citation ids."""
+    return not (_DOT_LEADER.search(text) or _MARKUP.search(text) or _URL.search(text)
+                or _CITATION.search(text) or _TRACKING.search(text))
+
+
+def specific_name(name: str, label: str) -> bool:
+    """A proper name or a multi-word domain term; never a number, link, citation or table cell."""
+    name = name.strip()
+    if not name or len(name) > 60 or label in NUMERIC_LABELS or not clean_text(name):
+        return False
+    if _NUMERICISH.match(name) or _YEAR.fullmatch(name):
+        return False
+    words = name.split()
+    if len(words) > 6 or not _WORD.search(name):
+        return False
+    if len(words) == 1:
+        return _specific_word(name, label)
+    alpha = [w for w in words if _WORD.fullmatch(w)]
+    if len(alpha) < len(words) / 2:  # mostly numbers or symbols: a table fragment
+        return False
+    words = [w for w in words if not _NUMERICISH.match(w)] or words  # "Bulletin 737-27-1318"
+    if len(words) == 1:  # "CA 90740-5600" is a code after a word, not a name
+        return _specific_word(words[0], label)
+    capitals = sum(w[:1].isupper() for w in words)
+    if label in NAME_LABELS and capitals >= 2 and (capitals >= 3 or label in _PLACE_OR_PERSON):
+        return True
+    # A term: at least one word that is not everyday English ("Ki67 assay",
+    # "security tool vendors" fails, "Financial Data" fails).
+    return any(zipf(w.strip("()-,.")) < COMMON_WORD_ZIPF or _has_code(w) for w in words)
+
+
+def _has_code(word: str) -> bool:
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+
+
+def _specific_word(word: str, label: str) -> bool:
+    core = word.strip("()-,.'")
+    if not core or not any(c.isalpha() for c in core):
+        return False
+    if _has_code(core) or (any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)):
+        return True  # Ki67, BRCA1, PyTorch, iSCSI
+    if core.isupper():
+        return len(core) >= 2 and zipf(core) < COMMON_ACRONYM_ZIPF
+    if core[:1].isupper():
+        limit = 5.5 if label in _PLACE_OR_PERSON else COMMON_NAME_ZIPF  # Washington 5.1, Security 5.2 (ORG)
+        return label in NAME_LABELS and zipf(core) < limit
+    return zipf(core) < 2.0  # a rare lowercase word ("apptainer")
+
+
+class BridgeRules:
+    """Specificity and frequency caps for one corpus view, computed once."""
+
+    def __init__(self, view: CorpusView, evidence_roles: tuple[str, ...] = ("body", "appendix"),
+                 max_doc_share: float = 0.3, max_df_share: float = 0.1):
+        self.view = view
+        self.evidence_roles = frozenset(evidence_roles)
+        chunks_of_doc = Counter(view.nodes[c].doc_id for c in view.chunk_ids)
+        self.n_docs = max(1, len(chunks_of_doc))
+        self.doc_frequency: dict[str, int] = {}
+        too_spread: set[str] = set()
+        for ent, nodes in view.mentioned_by.items():
+            per_doc: Counter = Counter(view.nodes[n].doc_id for n in nodes
+                                       if n in view.nodes and view.nodes[n].label == "Chunk")
+            self.doc_frequency[ent] = len({view.nodes[n].doc_id for n in nodes if n in view.nodes})
+            for doc, n in per_doc.items():
+                if chunks_of_doc[doc] >= 10 and n > max_doc_share * chunks_of_doc[doc]:
+                    too_spread.add(ent)
+        self.too_spread = too_spread
+        # The IDF cap only bites on corpora large enough for a share to mean anything.
+        self.max_df = max(3, math.ceil(max_df_share * self.n_docs)) if self.n_docs >= 20 else self.n_docs
+        self._specific: dict[str, bool] = {}
+
+    def specific(self, entity_id: str) -> bool:
+        cached = self._specific.get(entity_id)
+        if cached is None:
+            name = self.view.entity_name.get(entity_id, entity_id)
+            cached = specific_name(name, self.view.entity_label.get(entity_id, ""))
+            self._specific[entity_id] = cached
+        return cached
+
+    def can_bridge(self, entity_id: str) -> bool:
+        return (self.specific(entity_id) and entity_id not in self.too_spread
+                and self.doc_frequency.get(entity_id, 0) <= self.max_df)
+
+    def can_answer(self, entity_id: str) -> bool:
+        return self.specific(entity_id)
+
+    def cross_document_ok(self, entity_id: str) -> bool:
+        """Two documents are linked only by a name, or by a term that is no everyday phrase."""
+        label = self.view.entity_label.get(entity_id, "")
+        name = self.view.entity_name.get(entity_id, entity_id)
+        if label in NAME_LABELS:
+            return True
+        return any(_has_code(w) or zipf(w) < 3.0 for w in name.split())
+
+    def evidence_ok(self, node_id: str) -> bool:
+        """Whether a node may serve as a hop's evidence at all."""
+        node = self.view.nodes[node_id]
+        if node.label == "Image":
+            return True
+        if (node.role or "body") not in self.evidence_roles or node.kind in ("table", "caption"):
+            return False
+        return not looks_like_furniture(node.text)
+
+
+def looks_like_furniture(text: str) -> bool:
+    """Contents pages (dot leaders) and bibliographies (citation lines), for chunks without a role."""
+    lines = [ln for ln in text.splitlines() if ln.strip()] or [text]
+    leaders = sum(bool(_DOT_LEADER.search(ln)) for ln in lines)
+    if leaders >= 2 or (leaders and len(lines) <= 2):
+        return True
+    citations = len(_CITATION.findall(text)) + sum(bool(_REFERENCE_LINE.match(ln)) for ln in lines)
+    years = len(_YEAR.findall(text))
+    words = max(1, len(text.split()))
+    return citations >= 3 and (citations + years) * 12 > words
+
+
+def entity_doc_spread(view: CorpusView) -> dict[str, int]:
+    """Document frequency of every entity (for stats)."""
+    docs: dict[str, set[str]] = defaultdict(set)
+    for ent, nodes in view.mentioned_by.items():
+        for n in nodes:
+            if n in view.nodes:
+                docs[ent].add(view.nodes[n].doc_id)
+    return {e: len(d) for e, d in docs.items()}

@@ -1,0 +1,59 @@
+"""The LLM requests of generation, built in one place.
+
+`generate --dry-run` estimates with exactly these requests (images, domain
+and persona fallbacks included), so its estimate is for the messages a real
+run sends.
+"""
+
+from __future__ import annotations
+
+from builders.chains.verbalize import Draft, hops_payload
+from builders.chains.verify import evidence_payload
+from builders.chains.walkers import Candidate
+from kg.config import Settings
+from queries.corpus_view import CorpusView
+
+DEFAULT_DOMAIN = "the documents"
+DEFAULT_PERSONA = "a careful expert reader"
+
+
+def verbalize_request(view: CorpusView, cand: Candidate, settings: Settings):
+    from kg.llm.client import LLMRequest
+
+    return LLMRequest.for_task(
+        "verbalize_chain", "generator", "generate", prompts_dir=settings.llm.prompts_dir,
+        images=image_urls(view, cand, settings), domain=view.domain or DEFAULT_DOMAIN,
+        persona=view.persona or DEFAULT_PERSONA, graph_type=cand.graph_type, hops=hops_payload(view, cand))
+
+
+def verify_request(view: CorpusView, draft: Draft, settings: Settings):
+    from kg.llm.client import LLMRequest
+
+    return LLMRequest.for_task(
+        "verify_chain", "verifier", "verify", prompts_dir=settings.llm.prompts_dir, question=draft.question,
+        answer=draft.answer, evidence=evidence_payload(view, draft), n_hops=len(draft.candidate.hops))
+
+
+def answer_requests(view: CorpusView, draft: Draft, settings: Settings) -> list:
+    """Empirical necessity: answer with all evidence, then with each hop's evidence removed."""
+    from kg.llm.client import LLMRequest
+
+    n = len(draft.candidate.hops)
+    out = []
+    for removed in [None, *range(n)]:
+        evidence = evidence_payload(view, draft, skip=removed)
+        out.append(LLMRequest.for_task("answer_from_evidence", "verifier", "verify",
+                                       prompts_dir=settings.llm.prompts_dir, question=draft.question,
+                                       evidence=evidence))
+    return out
+
+
+def image_urls(view: CorpusView, cand: Candidate, settings: Settings) -> list[str] | None:
+    """Image hops go to the model as pictures when a vision model is configured."""
+    if not settings.llm.vision_model:
+        return None
+    from kg.enrich.describe import image_data_url
+
+    urls = [image_data_url(view.nodes[h.node_id].path) for h in cand.hops
+            if h.label == "Image" and view.nodes[h.node_id].path]
+    return [u for u in urls if u] or None

@@ -1,0 +1,130 @@
+"""One round of generation: verbalize and verify a batch of candidates.
+
+Offline: the deterministic verbalizer and checks. LLM: per chain one async
+pipeline (verbalize, verify, and with [verify] necessity = "empirical" the
+answer probes), so a chain's verification starts the moment its question is
+written and the concurrency limit stays full. Both paths shrink a chain with
+an unneeded hop once, by the same rule (shrink.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from builders.chains.necessity import EmpiricalNecessity, judge
+from builders.chains.requests import answer_requests, verbalize_request, verify_request
+from builders.chains.shrink import shrunk
+from builders.chains.statements import StatementIndex
+from builders.chains.verbalize import Draft, HopText, OfflineVerbalizer
+from builders.chains.verify import ChainVerdict, llm_verification, offline_verify
+from builders.chains.walkers import Candidate
+from kg.config import Settings
+from queries.corpus_view import CorpusView
+
+
+@dataclass
+class Outcome:
+    draft: Draft
+    verdict: ChainVerdict | None
+    status: str  # accepted | rejected | failed (an LLM call failed: not written, retried next run)
+    reason: str = ""
+    shrunk_from: int = 0
+    root_id: str = ""  # id of the candidate as sampled (before any shrinking)
+    empirical: EmpiricalNecessity | None = None
+
+
+# ---------------------------------------------------------------- offline
+def offline_round(view: CorpusView, statements: StatementIndex, cands: list[Candidate],
+                  min_hops: int) -> list[Outcome]:
+    verbalizer = OfflineVerbalizer(view, statements)
+    outcomes = []
+    for cand in cands:
+        outcome = _offline_one(view, statements, verbalizer, cand, min_hops, len(cand.hops))
+        outcome.root_id = cand.id
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _offline_one(view, statements, verbalizer, cand: Candidate, min_hops: int, original: int) -> Outcome:
+    draft = verbalizer.verbalize(cand)
+    if draft.error:
+        return Outcome(draft, None, "rejected", f"verbalize: {draft.error}")
+    v = offline_verify(view, statements, draft)
+    if v.passed:
+        return Outcome(draft, v, "accepted", shrunk_from=original if original != len(cand.hops) else 0)
+    smaller = shrunk(view, cand, v, min_hops)
+    if smaller is not None:
+        return _offline_one(view, statements, verbalizer, smaller, min_hops, original)
+    return Outcome(draft, v, "rejected", v.first_failure())
+
+
+# ---------------------------------------------------------------- LLM
+def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settings,
+              min_hops: int) -> list[Outcome]:
+    """Verbalize, verify (and probe) every candidate; a chain with one unneeded hop is shrunk once."""
+
+    async def call(req):
+        return await client.complete_json(req.task, req.role, req.messages, req.schema, req.stage,
+                                          req.prompt_version, req.temperature, req.max_tokens)
+
+    async def one(cand: Candidate) -> Outcome:
+        original = len(cand.hops)
+        outcome = None
+        for attempt in range(2):
+            outcome = await _llm_attempt(view, cand, settings, call)
+            if outcome.status != "rejected" or outcome.verdict is None:
+                break
+            if outcome.verdict.passed:
+                break
+            smaller = shrunk(view, cand, outcome.verdict, min_hops) if attempt == 0 else None
+            if smaller is None or client.budget_exhausted:
+                break
+            cand = smaller
+        if outcome.status == "accepted" and original != len(cand.hops):
+            outcome.shrunk_from = original
+        return outcome
+
+    async def everything() -> list[Outcome]:
+        return list(await asyncio.gather(*(one(c) for c in cands)))
+
+    outcomes = client.run(everything)
+    # The chain id is that of the sampled candidate, even when it was shrunk:
+    # a re-run then skips it instead of paying for it again.
+    for cand, outcome in zip(cands, outcomes):
+        outcome.root_id = cand.id
+    return outcomes
+
+
+async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, call) -> Outcome:
+    res = await call(verbalize_request(view, cand, settings))
+    if not res.ok:  # the call failed, not the chain: leave it for the next run
+        return Outcome(Draft(cand, [], "", "", res.model or "llm", error=res.error), None, "failed",
+                       f"verbalize call failed: {res.error}")
+    if len(res.value.hops) != len(cand.hops):
+        reason = "verbalizer returned a different number of hops"
+        return Outcome(Draft(cand, [], "", "", res.model or "llm", error=reason), None, "rejected",
+                       f"verbalize: {reason}")
+    value = res.value
+    draft = Draft(cand, [HopText(h.subquestion, h.answer) for h in value.hops], value.question,
+                  value.answer, res.model or "llm", {"verbalize_chain": res.prompt_version})
+    verdict = await call(verify_request(view, draft, settings))
+    if not verdict.ok:
+        return Outcome(draft, None, "failed", f"verify call failed: {verdict.error}")
+    draft.prompt_versions["verify_chain"] = verdict.prompt_version
+    v = llm_verification(view, draft, verdict.value)
+    empirical = None
+    if settings.verify.necessity == "empirical":
+        replies = await asyncio.gather(*(call(r) for r in answer_requests(view, draft, settings)))
+        failed = next((r for r in replies if not r.ok), None)
+        if failed is not None:
+            return Outcome(draft, None, "failed", f"answer call failed: {failed.error}")
+        draft.prompt_versions["answer_from_evidence"] = replies[0].prompt_version
+        answers = [r.value.answer for r in replies]
+        empirical = judge(draft.answer, answers[0], answers[1:], settings.verify.answer_match)
+        v.necessary = empirical.necessary
+        v.method = "llm+empirical"
+        if not empirical.right_with_all:
+            v.reasons.append(f"verifier answered {answers[0]!r} with all evidence")
+    status = "accepted" if v.passed else "rejected"
+    return Outcome(draft, v, status, "" if v.passed else v.first_failure(), empirical=empirical)

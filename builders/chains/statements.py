@@ -1,0 +1,261 @@
+"""Statements: the sentences of a hop's evidence that a question can be built on.
+
+A hop's sub-question comes from one statement of its own evidence:
+
+* the first hop: a whole prose sentence (6-40 words, with a verb) that names
+  the hop's target entity, which the question blanks;
+* a later hop: a *relation*, the shortest stretch of one sentence that names
+  both the previous hop's answer and this hop's target with a verb between
+  them ("<previous answer> is operated by <target>"), at most 25 words.
+
+The walkers use the same index to choose bridges, so every sampled chain can
+be verbalized: hop i+1 is entered through an entity that stands in a relation
+with hop i's target inside one sentence. Verbs come from spaCy's
+part-of-speech tags (the project's entity pipeline, kg.enrich.entities).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from builders.chains.bridges import BridgeRules, clean_text
+from kg.text import split_sentences
+from queries.corpus_view import CorpusView
+
+MAX_RELATION_WORDS = 25
+FIRST_WORDS = (6, 40)
+
+# texts -> per text, the (start, end) character offsets of its verbs
+VerbFinder = Callable[[list[str]], list[list[tuple[int, int]]]]
+
+
+def spacy_verbs(model: str = "en_core_web_sm") -> VerbFinder:
+    """Verb offsets from spaCy's tagger (parser and NER switched off: POS is all we need)."""
+    from kg.enrich.entities import load_pipeline
+
+    nlp = load_pipeline(model)
+    keep = {"tok2vec", "tagger", "attribute_ruler"}
+    disabled = [p for p in nlp.pipe_names if p not in keep]
+
+    def find(texts: list[str]) -> list[list[tuple[int, int]]]:
+        return [[(t.idx, t.idx + len(t.text)) for t in doc if t.tag_ in FINITE_TAGS]
+                for doc in nlp.pipe(texts, disable=disabled)]
+
+    return find
+
+
+@dataclass
+class Sentence:
+    text: str
+    spans: dict[str, tuple[int, int]]  # entity id -> character span of its first occurrence
+    verbs: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class Statement:
+    """A quotable piece of evidence with the hop's target in it."""
+
+    text: str
+    target: str  # entity id the hop asks for
+    surface: str  # the target as written in `text` (the hop's answer)
+    incoming: str = ""  # entity id of the previous hop's answer, named in `text`
+    incoming_surface: str = ""
+
+    def blanked(self, blank: str = "___") -> str:
+        return replace_once(self.text, self.surface, blank)
+
+
+def replace_once(text: str, surface: str, by: str) -> str:
+    pattern = r"(?<!\w)" + re.escape(surface) + r"(?!\w)"
+    return re.sub(pattern, lambda _: by, text, count=1, flags=re.IGNORECASE)
+
+
+def find_surface(names: list[str], text: str) -> tuple[int, int] | None:
+    for name in names:
+        if not name:
+            continue
+        m = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text, re.IGNORECASE)
+        if m:
+            return m.span()
+    return None
+
+
+class StatementIndex:
+    """Per-node sentences with the entities they name, computed lazily and cached."""
+
+    def __init__(self, view: CorpusView, rules: BridgeRules, verbs: VerbFinder | None = None):
+        self.view = view
+        self.rules = rules
+        self.verbs = verbs
+        self._sentences: dict[str, list[Sentence]] = {}
+        self._names: dict[str, list[str]] = {}
+
+    def _check_verbs(self, node_id: str) -> bool:
+        # Captions and image descriptions are noun phrases: no verb to require there.
+        return self.verbs is not None and self.view.nodes[node_id].label != "Image"
+
+    def names(self, entity_id: str) -> list[str]:
+        cached = self._names.get(entity_id)
+        if cached is None:
+            view = self.view
+            cached = sorted({view.entity_name.get(entity_id, entity_id), *view.entity_aliases.get(entity_id, [])},
+                            key=len, reverse=True)
+            self._names[entity_id] = cached
+        return cached
+
+    def sentences(self, node_id: str) -> list[Sentence]:
+        cached = self._sentences.get(node_id)
+        if cached is not None:
+            return cached
+        node = self.view.nodes[node_id]
+        entities = sorted(self.view.mentions.get(node_id, ()))
+        out: list[Sentence] = []
+        for text in split_sentences(node.text, collapse_whitespace=True):
+            text = _ENUMERATOR.sub("", text.strip())  # "(2) Before using ..." -> "Before using ..."
+            text = _FOOTNOTE.sub("", text)  # "threshold,11 the" -> "threshold, the"
+            if not 20 <= len(text) <= 400 or not clean_text(text):
+                continue
+            spans = {}
+            for ent in entities:
+                span = find_surface(self.names(ent), text)
+                if span:
+                    spans[ent] = span
+            # "MCAS" inside "MCAS activation" is part of the longer name, not a mention of its own.
+            spans = {e: sp for e, sp in spans.items()
+                     if not any(o != e and o_sp[0] <= sp[0] and sp[1] <= o_sp[1] and o_sp != sp
+                                for o, o_sp in spans.items())}
+            if spans:
+                out.append(Sentence(text, spans))
+        if self.verbs is not None and out:
+            for sentence, verbs in zip(out, self.verbs([s.text for s in out])):
+                sentence.verbs = verbs
+        self._sentences[node_id] = out
+        return out
+
+    # ---- statements -------------------------------------------------------
+    def first_statement(self, node_id: str, target: str, avoid: set[str] = frozenset(),
+                        forbid: set[str] = frozenset()) -> Statement | None:
+        """A whole sentence naming `target` and nothing in `forbid`, preferring ones that name nothing in `avoid`."""
+        best: tuple[int, int, Statement] | None = None
+        for sentence in self.sentences(node_id):
+            span = sentence.spans.get(target)
+            n_words = len(sentence.text.split())
+            if span is None or not FIRST_WORDS[0] <= n_words <= FIRST_WORDS[1] or not whole_name(sentence.text, span):
+                continue
+            if self._check_verbs(node_id) and not _verb_outside(sentence.verbs, [span]):
+                continue
+            if any(e in forbid for e in sentence.spans if e != target):
+                continue
+            clash = sum(e in avoid for e in sentence.spans if e != target)
+            st = Statement(sentence.text, target, sentence.text[span[0]:span[1]])
+            key = (clash, n_words)
+            if best is None or key < best[:2]:
+                best = (clash, n_words, st)
+        return best[2] if best else None
+
+    def relation(self, node_id: str, incoming: str, target: str) -> Statement | None:
+        """The shortest stretch of one sentence naming both entities with a verb between them."""
+        best: tuple[tuple[int, int], Statement] | None = None
+        for sentence in self.sentences(node_id):
+            a, b = sentence.spans.get(incoming), sentence.spans.get(target)
+            if a is None or b is None or _overlap(a, b):
+                continue
+            st = self._relation_in(sentence, a, b, incoming, target, self._check_verbs(node_id),
+                                  self.rules.can_bridge)
+            if st is None:
+                continue
+            # Fewest other entities first (each is a possible way around the hop), then shortest.
+            key = (sum(1 for e in sentence.spans if e not in (incoming, target) and
+                       find_surface(self.names(e), st.text)), len(st.text))
+            if best is None or key < best[0]:
+                best = (key, st)
+        return best[1] if best else None
+
+    @staticmethod
+    def _relation_in(sentence: Sentence, a: tuple[int, int], b: tuple[int, int],
+                     incoming: str, target: str, need_verb: bool, leaky) -> Statement | None:
+        """The relation's text: from the start of the clause holding both entities to the later one.
+
+        Rejected when a verb is missing between them, or when the target runs on
+        into a longer name ("Bulletin" of "Bulletin 737-27-1318"). A third
+        entity in the stretch is allowed: the question then names it, and
+        verification (verify.py) rejects the chain if it leads around a hop.
+        """
+        start, end = min(a[0], b[0]), max(a[1], b[1])
+        if need_verb and not _verb_outside([v for v in sentence.verbs if start <= v[0] < end], [a, b]):
+            return None
+        if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(":
+            return None  # a blank that runs on, or a bridge that is an acronym's definition
+        # A specific third entity in the quote would be a way around the hop:
+        # start the quote after it, or give up on this sentence.
+        leaks = [sp[0] for e, sp in sentence.spans.items() if e not in (incoming, target) and leaky(e)]
+        clause = next((c for c in _clause_starts(sentence.text, start)
+                       if len(sentence.text[c:end].split()) <= MAX_RELATION_WORDS
+                       and not any(c <= x < end for x in leaks)), None)
+        if clause is None:
+            return None
+        text = sentence.text[clause:end].strip().rstrip(",;:")
+        if len(text.split()) > MAX_RELATION_WORDS:
+            return None
+        text = text[:1].upper() + text[1:]
+        return Statement(text, target, sentence.text[b[0]:b[1]], incoming, sentence.text[a[0]:a[1]])
+
+    def partners(self, node_id: str, incoming: str) -> list[str]:
+        """Entities that stand in a relation with `incoming` in this node (sorted)."""
+        found = set()
+        need_verb = self._check_verbs(node_id)
+        for sentence in self.sentences(node_id):
+            a = sentence.spans.get(incoming)
+            if a is None:
+                continue
+            for ent, b in sentence.spans.items():
+                if ent != incoming and not _overlap(a, b) and \
+                        self._relation_in(sentence, a, b, incoming, ent, need_verb, self.rules.can_bridge) is not None:
+                    found.add(ent)
+        return sorted(found)
+
+    def anchors(self, node_id: str) -> list[str]:
+        """Entities a first hop can blank: named in a usable whole sentence."""
+        out = set()
+        for sentence in self.sentences(node_id):
+            n_words = len(sentence.text.split())
+            if not FIRST_WORDS[0] <= n_words <= FIRST_WORDS[1]:
+                continue
+            for ent, span in sentence.spans.items():
+                if not whole_name(sentence.text, span):
+                    continue
+                if not self._check_verbs(node_id) or _verb_outside(sentence.verbs, [span]):
+                    out.add(ent)
+        return sorted(out)
+
+
+_CLAUSE_BREAK = re.compile(r"(?:^|[,;:(\u2014]\s*|\s-\s)")
+_RUNS_ON = re.compile(r"^\s?(?:[\d\u2013\u2014-]|[A-Z][\w\-]*\b)|^\.\s?\d")
+_ENUMERATOR = re.compile(r"^(?:\(\w{1,4}\)|\w{1,3}\)|\d{1,3}\.?)\s+(?=[A-Z(])")
+_FOOTNOTE = re.compile(r"(?<=[),.;])\d{1,2}(?=\s)")
+FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})  # a verb that makes a statement, not a participle
+
+
+def _clause_starts(text: str, before: int) -> list[int]:
+    """Clause starts at or before `before`, earliest first (the sentence start first)."""
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text[:before + 1])]
+    return sorted({s for s in starts if s <= before})
+
+
+def whole_name(text: str, span: tuple[int, int]) -> bool:
+    """The entity can be blanked: it is not the head of a longer name or code that runs on
+    after it, nor half of an acronym definition ("Speed Trim System (STS)") whose other
+    half would give the blank away."""
+    after = text[span[1]:span[1] + 12]
+    before = text[max(0, span[0] - 2):span[0]]
+    return not (_RUNS_ON.match(after) or after.startswith((" (", "(")) or before.endswith("("))
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _verb_outside(verbs: list[tuple[int, int]], spans: list[tuple[int, int]]) -> bool:
+    return any(not any(_overlap(v, s) for s in spans) for v in verbs)

@@ -1,0 +1,83 @@
+"""Write-back of generated chains: Chain and Hop nodes and their edges, rejected ones too."""
+
+from __future__ import annotations
+
+import json
+
+from builders.chains.rounds import Outcome
+from builders.chains.verbalize import HopText
+from queries.corpus_view import CorpusView
+
+
+def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[dict]]:
+    draft, v, cand = outcome.draft, outcome.verdict, outcome.draft.candidate
+    chain_id = outcome.root_id or cand.id
+    necessary = v.necessary if v else [False] * len(cand.hops)
+    # dict.fromkeys: a fork's branches bridge the same entity; list it once.
+    bridges = list(dict.fromkeys(h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge))
+    chain = {
+        "id": chain_id, "seq": seq, "graph_type": cand.graph_type,
+        "question": draft.question, "answer": draft.answer,
+        "status": outcome.status, "reject_reason": outcome.reason,
+        "generator": draft.generator, "prompt_versions": json.dumps(draft.prompt_versions, sort_keys=True),
+        "hops": len(cand.hops), "evidence_ids": cand.node_ids,
+        "doc_ids": sorted({view.nodes[n].doc_id for n in cand.node_ids}),
+        "topic_ids": sorted({view.nodes[n].topic for n in cand.node_ids if view.nodes[n].topic}),
+        "bridge_entities": bridges,
+        "bridge_names": [view.entity_name.get(b, b) for b in bridges],
+        "answer_entities": [cand.answer_entity] if cand.answer_entity else [],
+        "domain": view.domain, "persona": view.persona,
+        "structure": json.dumps([list(e) for e in cand.structure]),
+        "navigation": bool(v and v.navigation), "no_shortcut": bool(v and v.no_shortcut),
+        "faithful": bool(v and v.faithful), "standalone": bool(v and v.standalone),
+        "requires_content": bool(v and v.requires_content),
+        "score": v.score if v else 0.0, "verifier": v.method if v else "",
+        "shrunk_from": outcome.shrunk_from,
+    }
+    emp = outcome.empirical
+    if emp is not None:
+        chain["answer_with_all_evidence"] = emp.answer_with_all
+        chain["right_with_all_evidence"] = emp.right_with_all
+    hops, has_hop, uses, bridges_rows = [], [], {"Chunk": [], "Image": [], "Keypoint": []}, []
+    for i, hop in enumerate(cand.hops):
+        text = draft.hops[i] if i < len(draft.hops) else HopText("", "")
+        hop_id = f"{chain_id}:{i}"
+        hops.append({
+            "id": hop_id, "chain_id": chain_id, "index": i,
+            "sub_question": text.sub_question, "answer": text.answer,
+            "modality": "image" if hop.label == "Image" else "text",
+            "evidence_id": hop.node_id, "evidence_label": hop.label,
+            "bridge_id": hop.bridge if hop.bridge_kind == "entity" else "",
+            "bridge_kind": hop.bridge_kind,
+            "necessary": bool(necessary[i]) if i < len(necessary) else False,
+            "necessity_checked": v is not None,
+            "necessity_method": "empirical" if emp else ("judge" if v and v.method.startswith("llm")
+                                                           else (v.method if v else "")),
+            "answer_without": emp.answers_without[i] if emp and i < len(emp.answers_without) else "",
+            "right_without": bool(emp.right_without[i]) if emp and i < len(emp.right_without) else False,
+        })
+        has_hop.append({"s": chain_id, "d": hop_id, "index": i})
+        uses[hop.label].append({"s": hop_id, "d": hop.node_id})
+        for kp in view.keypoints.get(hop.node_id, []):
+            if text.statement and kp.text == text.statement:
+                uses["Keypoint"].append({"s": hop_id, "d": kp.id})
+        if hop.bridge_kind == "entity" and hop.bridge:
+            bridges_rows.append({"s": hop_id, "d": hop.bridge})
+    return {"chain": [chain], "hops": hops, "has_hop": has_hop, "uses_chunk": uses["Chunk"],
+            "uses_image": uses["Image"], "uses_keypoint": uses["Keypoint"], "bridges": bridges_rows}
+
+
+def write_back(store, view: CorpusView, outcomes: list[Outcome], seq_start: int) -> None:
+    batch: dict[str, list[dict]] = {}
+    for i, outcome in enumerate(outcomes):
+        for key, rows in chain_rows(view, outcome, seq_start + i).items():
+            batch.setdefault(key, []).extend(rows)
+    if not batch:
+        return
+    store.write("upsert_chains", batch["chain"])
+    store.write("upsert_hops", batch["hops"])
+    store.write("chain_has_hop", batch["has_hop"], key=None)
+    store.write("hop_uses_chunk", batch["uses_chunk"], key=None)
+    store.write("hop_uses_image", batch["uses_image"], key=None)
+    store.write("hop_uses_keypoint", batch["uses_keypoint"], key=None)
+    store.write("hop_bridges", batch["bridges"], key=None)
