@@ -82,6 +82,17 @@ class TopicConfig(Section):
     seed: int = 42
 
 
+DEFAULT_MAX_TOKENS = {
+    "keypoints": 512,
+    "keypoints_batch": 2048,
+    "describe_image": 400,
+    "domain_persona": 200,
+    "verbalize_chain": 800,
+    "verify_chain": 400,
+    "merge_duplicates": 300,
+}
+
+
 class LLMConfig(Section):
     base_url: str | None = None  # falls back to OPENAI_BASE_URL
     generator_model: str = "gpt-4o-mini"
@@ -97,6 +108,15 @@ class LLMConfig(Section):
     prompts_dir: Path | None = None  # a folder of the user's own prompt files
     cache: bool = True
     keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
+    # Connection failures in a row after which a run stops (the endpoint is gone).
+    breaker_threshold: int = Field(5, ge=1)
+    # The model's context window in tokens, for small local models: prompts are
+    # sized to fit (the keypoints batch splits) and a prompt that cannot fit is
+    # not sent. None: no limit known (hosted models).
+    context_window: int | None = Field(None, ge=256)
+    # Reply tokens per task. Small models ramble until they hit the limit;
+    # these cover the longest good replies measured (README, "LLM endpoints").
+    max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
 
 
 class GenerateConfig(Section):
@@ -282,6 +302,10 @@ temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
 keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
+breaker_threshold = 5                      # connection failures in a row that stop a run
+# context_window = 8192                    # small local models: prompts are sized to fit
+# [llm.max_tokens]                         # reply tokens per task (defaults in kg/config.py)
+# keypoints_batch = 2048
 
 [generate]
 n = 50

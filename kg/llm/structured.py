@@ -9,7 +9,9 @@ against the task's model. Validation, not the endpoint, is the contract.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -171,7 +173,9 @@ def extract_json(text: str) -> Any:
     """Find the JSON value in a model's reply.
 
     Tries, in order: the whole text, each fenced ``` block (```json first),
-    then the first balanced {...} object in the text. Raises ReplyError.
+    the first balanced {...} object in the text, then a reply cut off by
+    max_tokens: its last, unfinished item dropped and the brackets closed
+    (small models run out of tokens mid-list). Raises ReplyError.
     """
     stripped = text.strip()
     try:
@@ -188,6 +192,12 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError:
             continue
+    closed = _close_truncated(stripped)
+    if closed is not None:
+        try:
+            return json.loads(closed)
+        except json.JSONDecodeError:
+            pass
     raise ReplyError("invalid json", f"no JSON object found in the reply (starts {stripped[:80]!r})")
 
 
@@ -255,3 +265,70 @@ def _balanced_objects(text: str, limit: int = 8) -> list[str]:
         found.append(text[start : end + 1])
         start = text.find("{", end + 1)
     return found
+
+
+def _close_truncated(text: str) -> str | None:
+    """A JSON object cut off inside a list, cut back to the list's last whole
+    item and closed: '{"a": ["x", "y", "unterminated' -> '{"a": ["x", "y"]}'.
+    Only list items are dropped (a half-written object inside the list goes
+    whole), never a key of an object. None when there is nothing to close."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    stack: list[str] = []
+    in_string = escaped = False
+    safe: tuple[int, list[str]] | None = None  # (cut position, open brackets there)
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack:
+                return None
+            stack.pop()
+            if not stack:
+                return None  # complete: not truncated (the other parsers had their turn)
+            if stack[-1] == "]":
+                safe = (i + 1, list(stack))  # a whole item of a list ends here
+        elif ch == "," and stack and stack[-1] == "]":
+            safe = (i, list(stack))
+    if safe is None:
+        return None
+    cut, open_brackets = safe
+    return text[start:cut] + "".join(reversed(open_brackets))
+
+
+@lru_cache(maxsize=256)
+def schema_fingerprint(schema: type[BaseModel]) -> str:
+    """Name and hash of a task model's JSON schema (part of the cache key)."""
+    text = json.dumps(json_schema(schema), sort_keys=True)
+    return f"{schema.__name__}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def repair_instruction(error: ReplyError, schema: type[BaseModel]) -> str:
+    return (
+        f"Your previous reply could not be used ({error.kind}: {error.detail}).\n"
+        "Reply again with only the corrected JSON object, no explanation and no code fence. "
+        f"It must match this JSON schema:\n{json.dumps(json_schema(schema), separators=(',', ':'))}"
+    )
+
+
+def usable_reply(content: str, schema: type[BaseModel], accept: Callable[[BaseModel], str | None] | None
+                 ) -> BaseModel | None:
+    """A cached reply's value, or None when it no longer parses or `accept` refuses it."""
+    try:
+        value = parse_reply(content, schema)
+    except ReplyError:
+        return None
+    if accept is not None and accept(value):
+        return None
+    return value

@@ -19,7 +19,8 @@ from kg.llm import (
     extract_json,
     parse_reply,
 )
-from kg.llm.client import TokenBucket, _retry_after, estimate_tokens
+from kg.llm.classify import retry_after as _retry_after
+from kg.llm.client import TokenBucket, estimate_tokens
 from kg.llm.structured import ReplyError
 
 try:
@@ -433,11 +434,22 @@ def test_from_settings_reads_endpoint_and_data_dir(server, tmp_path, monkeypatch
         'The result is {"keypoints": ["a"]} as requested.',
         'Note {not json} then {"keypoints": ["a"]}',
         '{"keypoints": ["a } tricky { brace"]}',
+        # cut off by max_tokens: the unfinished last item goes
+        '{"keypoints": ["a", "b was cut off mid-sent',
+        '```json\n{"keypoints": ["a", "b was cut',
+        '{"keypoints": ["a"], "extra": [{"x": 1}, {"x": 2, "y": "cut',
     ],
 )
 def test_extract_json_variants(text):
     value = parse_reply(text, Keypoints)
     assert len(value.keypoints) == 1
+
+
+def test_truncated_reply_keeps_whole_list_items_only():
+    cut = '{"passages": [{"index": 0, "keypoints": ["A is B."]}, {"index": 1, "keypoints": ["C is'
+    assert extract_json(cut) == {"passages": [{"index": 0, "keypoints": ["A is B."]}]}
+    with pytest.raises(ReplyError):
+        extract_json('{"keypoints": "no list was open when it was cut')
 
 
 def test_parse_reply_errors_have_kinds():
