@@ -12,7 +12,8 @@ import kg.ingest.pdf.reader as pdf_reader
 from kg.enrich.chunking import count_tokens
 from kg.ingest import read_document
 from kg.ingest.pdf.furniture import Furniture
-from tests.kg.ingest.conftest import ALL_PDFS, CORPUS, FEDREG, KI67, LONGEVAL, NIST, S2ORC
+from tests.kg.ingest.pdf_corpus import ALL_PDFS, CORPUS, FEDREG, KI67, LONGEVAL, NIST, S2ORC
+from tests.kg.ingest.pdf_corpus import parsed_pdf  # noqa: F401  (a session fixture)
 
 FURNITURE_RE = re.compile(
     r"jbell on DSK|</GPH>|Federal Register / Vol\.|VerDate|Sfmt \d|\.{6,}|E:\\\\FR\\\\FM", re.I)

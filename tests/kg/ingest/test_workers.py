@@ -15,7 +15,7 @@ import pymupdf
 
 from kg.ingest.pdf import read_pdf
 from kg.ingest.pdf.workers import page_batches
-from tests.kg.ingest.conftest import KI67
+from tests.kg.ingest.pdf_corpus import KI67
 
 ROOT = Path(__file__).resolve().parents[3]
 
