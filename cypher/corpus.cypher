@@ -3,11 +3,15 @@
 // nodes MERGE on their content-hash id, so a re-run adds nothing.
 
 // name: upsert_documents
+// Document.title_source: where the title came from (metadata, heading, first_line, filename).
 UNWIND $rows AS r
 MERGE (n:Document {id: r.id})
 SET n += r
 
 // name: upsert_chunks
+// Chunk.role: front_matter, contents, body, references, acknowledgements, appendix or
+// boilerplate (kg/ingest/roles.py); chain evidence comes from [generate] evidence_roles.
+// Chunk.cells: for tables, the JSON grid kg.ingest.tables.table_cells reads ("" otherwise).
 UNWIND $rows AS r
 MERGE (n:Chunk {id: r.id})
 SET n += r

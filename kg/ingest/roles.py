@@ -44,6 +44,7 @@ _ROLE_HEADINGS: list[tuple[str, re.Pattern[str]]] = [
 _BODY_START_RE = re.compile(
     r"^(?:abstract|summary|executive summary|introduction|overview|background|preface|foreword|"
     r"purpose|scope|objectives?)\b", re.I)
+_RUN_IN_ABSTRACT_RE = re.compile(r"^\s*abstract\s*[:.—–-]\s*\S", re.I)
 # Boilerplate paragraphs wherever they stand (short blocks only: a body
 # paragraph may discuss licences).
 _BOILERPLATE_RE = re.compile(
@@ -104,6 +105,8 @@ def _opening_heading(blocks: list[Block]) -> int:
             break
         if block.kind == "heading" and (block.section or _BODY_START_RE.match(block.text.strip())):
             return index
+        if block.kind == "text" and _RUN_IN_ABSTRACT_RE.match(block.text):
+            return index  # "Abstract: Ki67, a marker of ..." (journals that set it run-in)
     return -1
 
 

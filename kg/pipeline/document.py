@@ -29,6 +29,8 @@ class Ingestor:
         self.console = console
         data = settings.store.data_dir
         self.assets_dir = data / "assets"
+        self.reader_options = {"min_image_px": settings.ingest.min_image_px,
+                               "parse_workers": settings.ingest.parse_workers}
         from kg.enrich.embeddings import Embedder
 
         # One worker: LLM calls never run two batches at once, and their order is kept.
@@ -64,7 +66,7 @@ class Ingestor:
 
         report = DocReport(str(path), "pending", doc_id=doc_id)
         # `parse` is a Future from the prefetching process, when there is one.
-        parsed = parse.result() if parse is not None else read_document(path, self.assets_dir)
+        parsed = parse.result() if parse is not None else read_document(path, self.assets_dir, **self.reader_options)
         parsed.path = portable_path(path)
         described = self._llm_worker.submit(self._describe, parsed)
         if self._warm is not None:

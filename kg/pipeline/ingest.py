@@ -93,7 +93,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
     if todo:
         ingestor.warm_up()  # something will be ingested: load the models meanwhile
     client = ingestor.client
-    with Prefetcher(ingestor.assets_dir, len(todo) > 1) as parser:
+    with Prefetcher(ingestor.assets_dir, len(todo) > 1, ingestor.reader_options) as parser:
         for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
             pending_parse = parser.get(path)
             if i + 1 < len(todo):

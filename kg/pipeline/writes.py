@@ -13,12 +13,12 @@ def write_document(store, parsed, doc_id, chunks: list[Chunk], descriptions, res
     from kg.enrich.entities import merge_mentions
 
     store.write("upsert_documents", [{
-        "id": doc_id, "path": parsed.path, "title": parsed.title, "pages": parsed.pages,
-        "sha256": parsed.sha256, "ingested": False, "linked": False}])
+        "id": doc_id, "path": parsed.path, "title": parsed.title, "title_source": parsed.title_source,
+        "pages": parsed.pages, "sha256": parsed.sha256, "ingested": False, "linked": False}])
     store.write("upsert_chunks", [{
         "id": c.id, "doc_id": doc_id, "index": c.index, "text": c.text, "kind": c.kind,
         "page_start": c.page_start, "page_end": c.page_end, "tokens": c.tokens,
-        "section": c.section, "label": c.label} for c in chunks])
+        "section": c.section, "label": c.label, "role": c.role, "cells": c.cells} for c in chunks])
     store.write("upsert_images", [{
         "id": i.id, "doc_id": doc_id, "page": i.page, "bbox": [float(x) for x in i.bbox], "path": i.path,
         "caption": i.caption, "label": i.label, "width": i.width, "height": i.height,

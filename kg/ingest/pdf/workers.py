@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import math
 import multiprocessing
+import multiprocessing.util
 import os
 import threading
 import time
@@ -57,6 +58,12 @@ def page_pool(workers: int) -> ProcessPoolExecutor:
             _pool = ProcessPoolExecutor(workers, mp_context=context, initializer=die_with_parent,
                                         initargs=(os.getpid(),))
             _pool_size = workers
+            # When this process is itself a multiprocessing worker (a prefetching
+            # parser), it joins its live children before atexit handlers run:
+            # shut the pool down first or that join waits forever.
+            # (Priority above the 10 of the queues' own finalizers, which would close
+            # the pipe that carries the workers' stop signal.)
+            multiprocessing.util.Finalize(None, shutdown_pool, exitpriority=100)
         return _pool
 
 

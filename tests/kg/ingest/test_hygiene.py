@@ -12,7 +12,8 @@ import kg.ingest.pdf.reader as pdf_reader
 from kg.enrich.chunking import count_tokens
 from kg.ingest import read_document
 from kg.ingest.pdf.furniture import Furniture
-from tests.kg.ingest.conftest import ALL_PDFS, CORPUS, FEDREG, LONGEVAL, NIST, S2ORC
+from tests.kg.ingest.pdf_corpus import ALL_PDFS, CORPUS, FEDREG, KI67, LONGEVAL, NIST, S2ORC
+from tests.kg.ingest.pdf_corpus import parsed_pdf  # noqa: F401  (a session fixture)
 
 FURNITURE_RE = re.compile(
     r"jbell on DSK|</GPH>|Federal Register / Vol\.|VerDate|Sfmt \d|\.{6,}|E:\\\\FR\\\\FM", re.I)
@@ -150,3 +151,11 @@ def test_text_roles_and_dot_leaders(tmp_path):
     assert role["References"] == "references"
     assert role["[1] Smith J (2020) Rivers. Water Press."] == "references"
     assert doc.title == "Annual report" and doc.title_source == "first_line"
+
+
+def test_run_in_abstract_is_body(parsed_pdf):
+    doc = parsed_pdf(KI67)
+    abstract = next(b for b in doc.blocks if b.text.startswith("Abstract: Ki67"))
+    assert abstract.role == "body"
+    assert doc.blocks[0].role == "front_matter"  # the title block
+    assert doc.blocks.index(abstract) <= 5

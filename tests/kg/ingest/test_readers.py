@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from kg.ingest import read_document
+from tests.kg.ingest.pdf_corpus import parsed_pdf  # noqa: F401  (a session fixture)
 from kg.models import IngestError
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
@@ -20,7 +21,7 @@ S2ORC = PDF_DIR / "ai2_s2orc_acl2020.pdf"
 
 @pytest.fixture(scope="module")
 def parse(parsed_pdf):
-    return parsed_pdf  # tests/kg/ingest/conftest.py parses each corpus file once per session
+    return parsed_pdf  # tests/kg/ingest/pdf_corpus.py parses each corpus file once per session
 
 
 # ---------------------------------------------------------------- real PDFs

@@ -12,7 +12,8 @@ from kg.enrich.chunking import chunk_document
 from kg.ingest import read_document
 from kg.ingest.pdf import parse_pages
 from kg.ingest.tables import Cell, TableGrid, table_cells, table_grid
-from tests.kg.ingest.conftest import ALL_PDFS, FEDREG, LONGEVAL, S2ORC
+from tests.kg.ingest.pdf_corpus import ALL_PDFS, FEDREG, LONGEVAL, S2ORC
+from tests.kg.ingest.pdf_corpus import parsed_pdf  # noqa: F401  (a session fixture)
 
 
 def _cell(cells: list[Cell], row: str, column: str) -> str:

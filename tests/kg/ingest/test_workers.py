@@ -11,9 +11,11 @@ import textwrap
 import time
 from pathlib import Path
 
+import pymupdf
+
 from kg.ingest.pdf import read_pdf
 from kg.ingest.pdf.workers import page_batches
-from tests.kg.ingest.conftest import KI67
+from tests.kg.ingest.pdf_corpus import KI67
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -79,3 +81,30 @@ def test_workers_die_with_a_killed_parent(tmp_path):
     for pid in survivors:  # do not leave them behind even when the test fails
         os.kill(pid, signal.SIGKILL)
     assert not survivors
+
+
+def test_a_parser_in_a_worker_process_exits_cleanly(tmp_path):
+    """The ingest prefetcher reads documents in a worker process, whose page
+    pool is then nested; that worker must still exit when shut down."""
+    pdf = tmp_path / "four.pdf"
+    doc = pymupdf.open()
+    for n in range(4):
+        doc.new_page().insert_text((72, 100), f"Page {n} tells about rivers, boats and the sea.", fontsize=11)
+    doc.save(pdf)
+    script = tmp_path / "nested.py"
+    script.write_text(textwrap.dedent(f"""
+        import multiprocessing, sys
+        from concurrent.futures import ProcessPoolExecutor
+        sys.path.insert(0, {str(ROOT)!r})
+
+        def parse(path, assets):
+            from kg.ingest import read_document
+            return len(read_document(path, assets, parse_workers=2).blocks)
+
+        if __name__ == "__main__":
+            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+                print(pool.submit(parse, {str(pdf)!r}, {str(tmp_path / "assets")!r}).result(), flush=True)
+    """))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["4"]

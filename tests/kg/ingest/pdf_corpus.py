@@ -1,4 +1,8 @@
-"""The shared PDFs parsed once per test session (table detection makes parsing slow)."""
+"""The shared PDFs, parsed once per test session (table detection makes parsing slow).
+
+Not a conftest.py: tests/kg/pipeline imports the root conftest by that bare name.
+Test modules import the parsed_pdf fixture from here.
+"""
 
 from __future__ import annotations
 
