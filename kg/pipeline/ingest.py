@@ -115,8 +115,10 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             pending_parse = parser.get(path)
             if i + 1 < len(todo):
                 parser.start(todo[i + 1][0])  # parsed in another process while this one embeds
-            # torch and the parser fought over 2 cores (embedding 23.5 s alone, 66.8 s beside it)
-            ingestor.embedder.limit_threads(cores - 1 if parser.busy else cores)
+            # Leave a core to the parse worker and the LLM thread: torch and the parser fought
+            # over 2 cores (embedding 23.5 s alone, 66.8 s beside it), and on a busy machine
+            # torch's spinning threads made small per-document batches 20x slower.
+            ingestor.embedder.limit_threads(cores - 1 if i + 1 < len(todo) or parser.busy else cores)
             plan.reports.append(_ingest_one(ingestor, path, doc_id, pending_parse))
             if client is not None and client.budget_exhausted:
                 console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
