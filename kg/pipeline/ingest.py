@@ -73,6 +73,8 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         ingestor.close()
     summary = link_corpus(ingestor, plan)
     ingestor.times.add("embed", ingestor.embedder.model_seconds, ingestor.embedder.computed)
+    if client is not None:
+        ingestor.times.add_items("llm", client.accounting.to_dict()["total"]["calls"])
     manifest.set("stages", ingestor.times.to_dict())
     if profile:
         console.print(ingestor.times.table(time.perf_counter() - started), highlight=False)

@@ -60,12 +60,12 @@ def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, em
     cfg = settings.ingest
     embed = _RecordingEmbed(embedder)
     model_before = embedder.model_seconds
-    with times.stage("chunk", items=len(parsed.blocks)):
+    with times.stage("chunk"):
         chunks = chunk_document(parsed, doc_id, cfg.chunking, embed, cfg.min_tokens, cfg.max_tokens,
                                 size=cfg.fixed_size, overlap=cfg.fixed_overlap)
         resolved, unresolved = resolve_references(chunks, parsed.images)
         captions = caption_links(chunks, parsed.images)
-    times.add("chunk", -(embedder.model_seconds - model_before))  # the model's share is "embed"
+    times.add("chunk", -(embedder.model_seconds - model_before), len(chunks))  # the model's share is "embed"
     if not chunks:
         raise IngestError("no text found")
     with times.stage("entities", items=len(chunks)):
