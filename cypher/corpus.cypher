@@ -141,7 +141,7 @@ SET n += r
 
 // name: document_states
 MATCH (d:Document)
-RETURN d.id AS id, d.ingested AS ingested, d.linked AS linked
+RETURN d.id AS id, d.ingested AS ingested, d.linked AS linked, d.partial AS partial
 
 // name: chunk_similarity_edges
 MATCH (a:Chunk)-[s:SIMILAR_TO]->(b:Chunk)

@@ -2,9 +2,9 @@
 //
 // Labels and relationship types cannot be parameters, so these queries are
 // templates over placeholder names: SyncLabel / SyncSource / SyncTarget stand
-// for a node label, SYNC_TYPE for a relationship type. builders/sync.py fills
+// for a node label, SYNC_TYPE for a relationship type. kg/store/sync.py fills
 // them in ONLY with names from the fixed schema lists (kg.store.base
-// INDEXED_LABELS and builders.sync.KNOWN_TYPES) and refuses anything else;
+// INDEXED_LABELS and kg.store.sync.KNOWN_TYPES) and refuses anything else;
 // values always go in as parameters. As written, each template is valid
 // Cypher on both stores (it matches nothing), so the linter and the FalkorDB
 // smoke test check the exact text that runs.

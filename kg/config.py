@@ -54,6 +54,7 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
+    parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
     keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
     describe_images: bool = True  # figure descriptions by the vision model (captions without one)
     executor: Literal["local", "ray"] = "local"  # ray: per-document work as Ray tasks (pip install hopgraph[ray])
@@ -88,11 +89,23 @@ class TopicConfig(Section):
     seed: int = 42
 
 
+DEFAULT_MAX_TOKENS = {
+    "keypoints": 512,
+    "keypoints_batch": 2048,
+    "describe_image": 400,
+    "domain_persona": 200,
+    "verbalize_chain": 800,
+    "verify_chain": 400,
+    "merge_duplicates": 300,
+}
+
+
 class LLMConfig(Section):
     base_url: str | None = None  # falls back to OPENAI_BASE_URL
     generator_model: str = "gpt-4o-mini"
     verifier_model: str = "gpt-4o-mini"
     vision_model: str | None = None  # no vision model: descriptions come from captions
+    reader_model: str | None = None  # `hopgraph eval` reader and judge; falls back to generator_model
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(6, ge=0)
@@ -102,6 +115,15 @@ class LLMConfig(Section):
     prompts_dir: Path | None = None  # a folder of the user's own prompt files
     cache: bool = True
     keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
+    # Connection failures in a row after which a run stops (the endpoint is gone).
+    breaker_threshold: int = Field(5, ge=1)
+    # The model's context window in tokens, for small local models: prompts are
+    # sized to fit (the keypoints batch splits) and a prompt that cannot fit is
+    # not sent. None: no limit known (hosted models).
+    context_window: int | None = Field(None, ge=256)
+    # Reply tokens per task. Small models ramble until they hit the limit;
+    # these cover the longest good replies measured (README, "LLM endpoints").
+    max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
 
 
 class GenerateConfig(Section):
@@ -251,7 +273,8 @@ min_tokens = 64
 max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
-min_image_px = 150            # smaller images are decorative
+min_image_px = 150            # smaller uncaptioned images are decorative
+parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
 keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
 describe_images = true        # figure descriptions by the vision model (without one: captions)
 executor = "local"            # "local" or "ray" (per-document work on a Ray cluster; pip install hopgraph[ray])
@@ -281,6 +304,7 @@ seed = 42
 generator_model = "gpt-4o-mini"
 verifier_model = "gpt-4o-mini"
 # vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
+# reader_model = "gpt-4o-mini"             # hopgraph eval reader and judge; unset: generator_model
 concurrency = 8
 timeout = 60.0
 max_retries = 6
@@ -290,6 +314,10 @@ temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
 keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
+breaker_threshold = 5                      # connection failures in a row that stop a run
+# context_window = 8192                    # small local models: prompts are sized to fit
+# [llm.max_tokens]                         # reply tokens per task (defaults in kg/config.py)
+# keypoints_batch = 2048
 
 [generate]
 n = 50

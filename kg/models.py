@@ -9,6 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kg.errors import HopgraphError
+
+# Section roles of blocks and chunks. Chain evidence comes from EVIDENCE_ROLES
+# by default ([generate] evidence_roles); the others stay searchable.
+ROLES = ("front_matter", "contents", "body", "references", "acknowledgements", "appendix", "boilerplate")
+EVIDENCE_ROLES = ("body", "appendix")
+
+# Where ParsedDocument.title came from.
+TITLE_SOURCES = ("metadata", "heading", "first_line", "filename")
+
 
 @dataclass
 class Block:
@@ -24,6 +34,8 @@ class Block:
     section: str = ""  # e.g. "4.1" when the heading was numbered
     heading_level: int = 0  # 1 = top level, 0 = not a heading
     label: str = ""  # "Table 2" for a table or its caption, "Figure 3" for a figure caption
+    role: str = "body"  # one of ROLES
+    cells: str = ""  # table blocks: JSON of kg.ingest.tables.TableGrid (header, rows)
 
 
 @dataclass
@@ -53,6 +65,8 @@ class ParsedDocument:
     skipped_images: int = 0
     warnings: list[str] = field(default_factory=list)  # e.g. "missing image img/a.png"
     tables: int = 0
+    title_source: str = "filename"  # one of TITLE_SOURCES
+    furniture_removed: int = 0  # lines dropped as running headers, page numbers, typesetting codes
 
 
 @dataclass
@@ -67,7 +81,9 @@ class Chunk:
     tokens: int = 0
     section: str = ""
     label: str = ""  # "Table 2" for a table chunk
+    role: str = "body"  # one of ROLES: the section role of every block in it
+    cells: str = ""  # table chunks: JSON grid, see kg.ingest.tables.table_cells
 
 
-class IngestError(Exception):
+class IngestError(HopgraphError):
     """A user's file could not be read; the message names the reason."""

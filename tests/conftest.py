@@ -14,11 +14,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
     os.environ.pop(_var, None)
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
-PDF_DIR = CORPUS / "pdf"
-
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not found at {CORPUS}")
+from testing_support import CORPUS, PDF_DIR, ROOT, make_settings, needs_corpus  # noqa: F401  (shared with tests)
 
 NEO4J_SKIP = "NEO4J_URI not set: no Neo4j server to test against (docker compose up -d, then export NEO4J_URI/NEO4J_PASSWORD)"
 
@@ -75,17 +71,3 @@ def shared_embedding_cache(tmp_path_factory) -> Path:
     """One embedding cache for the whole test session: the same PDFs ingested by
     several test modules are embedded once."""
     return tmp_path_factory.mktemp("embedding-cache")
-
-
-def make_settings(data_dir: Path, cache_dir: Path | None = None, **sections):
-    """Settings for a test: defaults plus the given section overrides."""
-    from kg.config import Settings
-
-    settings = Settings()
-    settings.store.data_dir = data_dir
-    settings.store.graph = "test"
-    settings.embeddings.cache_dir = cache_dir
-    for section, values in sections.items():
-        for key, value in values.items():
-            setattr(getattr(settings, section), key, value)
-    return settings

@@ -38,6 +38,7 @@ class Behaviour:
     seconds: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    body: Any = None  # with kind "status": the whole response body, as a server sent it
 
 
 def _as_text(content: Any) -> str:
@@ -76,6 +77,11 @@ def empty() -> Behaviour:
 def status(code: int, message: str = "error", headers: dict[str, str] | None = None) -> Behaviour:
     err = {"message": message, "type": "server_error" if code >= 500 else "invalid_request_error", "code": None}
     return Behaviour("status", status=code, headers=headers or {}, error=err)
+
+
+def raw(code: int, body: Any) -> Behaviour:
+    """An error answered with exactly this body (servers differ in its shape)."""
+    return Behaviour("status", status=code, body=body)
 
 
 def rate_limited(retry_after: float | None = 1.0) -> Behaviour:
@@ -148,7 +154,9 @@ class ScriptedLLMServer:
     Attributes: base_url ("http://127.0.0.1:PORT/v1"), requests (list of
     RecordedRequest, in arrival order), responder, latency (seconds added to
     every chat reply), supports_json_schema / supports_json_object (when
-    False, requests using that response_format get a 400 naming it).
+    False, requests using that response_format get a 400 naming it, or
+    `format_rejection` when set), supports_images (when False, requests with
+    image parts get `image_rejection`, by default llama.cpp's 500).
     """
 
     def __init__(self, responder: Responder | None = None, latency: float = 0.0) -> None:
@@ -156,6 +164,11 @@ class ScriptedLLMServer:
         self.latency = latency
         self.supports_json_schema = True
         self.supports_json_object = True
+        self.supports_images = True
+        self.format_rejection: Behaviour | None = None
+        self.image_rejection: Behaviour = raw(500, {"error": {
+            "message": 'can only concatenate str (not "list") to str', "type": "internal_server_error",
+            "param": None, "code": None}})
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Behaviour] = deque()
         self._lock = threading.Lock()
@@ -219,9 +232,11 @@ class ScriptedLLMServer:
         rf = body.get("response_format")
         kind = rf.get("type") if isinstance(rf, dict) else None
         if kind == "json_schema" and not self.supports_json_schema:
-            return schema_unsupported()
+            return self.format_rejection or schema_unsupported()
         if kind == "json_object" and not self.supports_json_object:
-            return json_mode_unsupported()
+            return self.format_rejection or json_mode_unsupported()
+        if not self.supports_images and RecordedRequest("", body, {}, 0.0).has_image:
+            return self.image_rejection
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
@@ -315,7 +330,7 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 if server._stop.wait(b.seconds):
                     return
             if b.kind == "status":
-                self._send_json(b.status, {"error": b.error}, b.headers)
+                self._send_json(b.status, b.body if b.body is not None else {"error": b.error}, b.headers)
                 return
             self._send_json(200, _completion(body, b))
 

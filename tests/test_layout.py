@@ -89,3 +89,22 @@ def test_stages_do_not_import_the_pipeline() -> None:
                 if name.startswith(NOT_FROM_STAGES):
                     bad.append(f"{path.relative_to(ROOT)} imports {name}")
     assert not bad, "; ".join(bad)
+
+
+def test_every_public_error_is_a_hopgraph_error() -> None:
+    """The CLI turns HopgraphError into one line on stderr; any other public
+    exception class would reach a user as a traceback."""
+    import importlib
+    import inspect
+
+    from kg.errors import HopgraphError
+
+    strays = []
+    for path in _modules():
+        module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts)
+                                         .removesuffix(".__init__"))
+        for name, obj in vars(module).items():
+            if (inspect.isclass(obj) and issubclass(obj, Exception) and obj.__module__ == module.__name__
+                    and not name.startswith("_") and not issubclass(obj, HopgraphError)):
+                strays.append(f"{module.__name__}.{name}")
+    assert not strays, "exceptions that are not HopgraphError: " + ", ".join(strays)

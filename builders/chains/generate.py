@@ -409,6 +409,8 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                 kept.append(o)
             write_back(store, view, kept, seq)
             seq += len(kept)
+            if client is not None and getattr(client, "endpoint_down", False):
+                raise LLMUnavailable(client.down_message())  # chains of this round are saved
             if failed and len(failed) == len(outcomes):
                 # Every call of the round failed: the endpoint is down or refusing.
                 # Stop; nothing is lost, and a re-run resumes from here.

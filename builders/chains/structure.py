@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import networkx as nx
 
+from kg.errors import HopgraphError
 
-class StructureError(ValueError):
+
+class StructureError(HopgraphError, ValueError):
     pass
 
 

@@ -5,20 +5,23 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from kg.errors import StoreError
+
 VERIFY_FLAGS = ("faithful", "standalone", "requires_content", "navigation", "no_shortcut")
 
 
 def graph_stats(store: Any, warnings: list[str]) -> dict[str, Any]:
+    """The graph's dataset statistics (builders.stats), for stats.json.
+
+    A store that cannot answer costs the export its graph figures, with a
+    warning, not the dataset; any other exception is a bug and propagates."""
+    from builders.stats import dataset_stats
+
     try:
-        from builders.stats import dataset_stats
-    except ImportError:
+        return dataset_stats(store)
+    except StoreError as exc:
+        warnings.append(f"graph statistics left out of stats.json: {exc}")
         return {}
-    try:
-        stats = dataset_stats(store)
-    except Exception as exc:  # another stage's statistics must never break the export
-        warnings.append(f"builders.stats.dataset_stats failed: {exc}")
-        return {}
-    return stats if isinstance(stats, dict) else {}
 
 
 def _share(counter: Counter, total: int) -> dict[str, float]:

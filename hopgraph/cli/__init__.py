@@ -5,6 +5,8 @@ module is one hop from the stage it runs:
     stages.py  ingest (kg.pipeline), generate (builders.chains), dedup
                (builders.dedup), export (builders.export), build (all four)
     graph.py   stats, audit, sync, export-graph (queries/, kg.store.sync)
+    llm.py     llm check (kg.llm.probe)
+    evaluate/cli.py  eval retrieval|answers|agent|dataset|import-hotpotqa (evaluate/)
 
 Every verb loads hopgraph.toml (plus HOPGRAPH_* overrides), opens the store
 lazily and turns HopgraphError into one line on stderr and exit code 1.
@@ -17,9 +19,14 @@ import sys
 
 from rich.markup import escape
 
+from evaluate.cli import app as eval_app
 from hopgraph.cli import graph, setup, stages  # noqa: F401  (they register their verbs)
 from hopgraph.cli.common import app, err
+from hopgraph.cli.llm import llm_app
 from kg.errors import HopgraphError
+
+app.add_typer(eval_app, name="eval")
+app.add_typer(llm_app, name="llm")
 
 __all__ = ["app", "main"]
 

@@ -60,7 +60,7 @@ def ingest(
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
                         dry_run=dry_run, console=err, profile=profile)
-    raise typer.Exit(1 if report.get("failed") or report.get("incomplete") else 0)
+    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down") else 0)
 
 
 @app.command()
@@ -181,7 +181,7 @@ def build(
     exported = run_export(s, store, out_dir)
     out.print(f"dataset: {exported['records']} records -> {exported['path']}")
     _print_graph_location(s, store)
-    raise typer.Exit(1 if ingested.get("failed") or ingested.get("incomplete") else 0)
+    raise typer.Exit(1 if ingested.get("failed") or ingested.get("partial") else 0)
 
 
 def _print_graph_location(s: Settings, store) -> None:

@@ -2,7 +2,9 @@
 
 Tables and captions are atomic: each becomes its own chunk, whatever its size,
 because half a table answers nothing. Text is chunked inside regions that a
-heading opens (semantic) or that tables/captions delimit (fixed).
+heading opens (semantic) or that tables/captions delimit (fixed). A chunk
+never mixes section roles (kg.ingest.roles): a change of role ends a region,
+so references or boilerplate never ride along in a body chunk.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ class _Region:
     blocks: list[Block] = field(default_factory=list)
     atomic: Block | None = None
 
+    @property
+    def role(self) -> str:
+        first = self.atomic or self.heading or (self.blocks[0] if self.blocks else None)
+        return first.role if first else "body"
+
 
 @dataclass
 class _Sentence:
@@ -56,6 +63,8 @@ class _Piece:
     page_end: int
     section: str
     label: str = ""
+    role: str = "body"
+    cells: str = ""
 
 
 def chunk_document(
@@ -99,13 +108,16 @@ def chunk_document(
             tokens=count_tokens(piece.text),
             section=piece.section,
             label=piece.label,
+            role=piece.role,
+            cells=piece.cells,
         )
         for index, piece in enumerate(pieces)
     ]
 
 
 def _atomic_piece(block: Block) -> _Piece:
-    return _Piece(block.text, block.kind, block.page, block.page, block.section, block.label)
+    return _Piece(block.text, block.kind, block.page, block.page, block.section, block.label, block.role,
+                  block.cells)
 
 
 # ---------------------------------------------------------------- semantic
@@ -120,6 +132,9 @@ def _regions(blocks: list[Block]) -> list[_Region]:
     regions: list[_Region] = []
     current = _Region()
     for block in blocks:
+        if (current.heading or current.blocks) and block.role != current.role:
+            regions.append(current)  # a chunk never spans two section roles
+            current = _Region()
         if block.kind in ATOMIC_KINDS:
             if current.heading or current.blocks:
                 regions.append(current)
@@ -134,7 +149,7 @@ def _regions(blocks: list[Block]) -> list[_Region]:
             if current.heading is not None:
                 merged = f"{current.heading.text}\n{block.text}"
                 current.heading = Block(merged, "heading", current.heading.page, block.section,
-                                        block.heading_level)
+                                        block.heading_level, role=block.role)
             else:
                 current.heading = block
         elif block.text.strip():
@@ -248,8 +263,8 @@ def _segment(
 def _region_pieces(region: _Region, sentences: list[_Sentence], cuts: list[int]) -> list[_Piece]:
     heading = region.heading
     section = (heading.section if heading else "") or (region.blocks[0].section if region.blocks else "")
-    if not sentences:  # a heading with nothing under it (end of document)
-        return [_Piece(heading.text, "text", heading.page, heading.page, section)] if heading else []
+    if not sentences:  # a heading with nothing under it (end of document, or before a role change)
+        return [_Piece(heading.text, "text", heading.page, heading.page, section, role=region.role)] if heading else []
     pieces = []
     start = 0
     for end in cuts:
@@ -259,7 +274,7 @@ def _region_pieces(region: _Region, sentences: list[_Sentence], cuts: list[int])
         if start == 0 and heading is not None:
             text = f"{heading.text}\n\n{text}"
             pages.append(heading.page)
-        pieces.append(_Piece(text, "text", min(pages), max(pages), section))
+        pieces.append(_Piece(text, "text", min(pages), max(pages), section, role=region.role))
         start = end
     return pieces
 
@@ -284,6 +299,9 @@ def _fixed_pieces(blocks: list[Block], size: int, overlap: int) -> list[_Piece]:
     pieces: list[_Piece] = []
     run: list[Block] = []
     for block in blocks:
+        if run and block.role != run[0].role:  # a window never spans two section roles
+            pieces.extend(_windows(run, size, overlap))
+            run = []
         if block.kind in ATOMIC_KINDS:
             pieces.extend(_windows(run, size, overlap))
             run = []
@@ -324,7 +342,8 @@ def _windows(blocks: list[Block], size: int, overlap: int) -> list[_Piece]:
         first, last = block_at(spans[start][0]), block_at(spans[end - 1][0])
         chunk_text = text[spans[start][0] : spans[end - 1][1]]
         section = first.section
-        pieces.append(_Piece(chunk_text, "text", first.page, max(first.page, last.page), section))
+        pieces.append(_Piece(chunk_text, "text", first.page, max(first.page, last.page), section,
+                             role=first.role))
         if end >= len(spans):
             break
         start += step

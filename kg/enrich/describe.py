@@ -10,6 +10,9 @@ for an image in search, keypoints and hop evidence.
   the nearby text, trimmed to about 600 characters; description_source
   "caption" ("alt" when the alt text stands in for a missing caption);
   generator "offline".
+- A vision model that turns out to read no images (the endpoint refuses
+  image parts) is switched off for the run by the client, with one warning:
+  its images keep the caption description and count as no failure.
 - A failed vision call (or an unreadable image file) falls back to the
   caption description, and the failure is reported in the returned list's
   `.failures` [(image_id, reason)] and logged. A rerun retries only those:
@@ -82,6 +85,7 @@ def describe_images(images: list[dict[str, Any]], client: Any = None, prompts_di
         return Descriptions([offline_row(im) for im in images])
 
     from kg.llm.client import LLMRequest
+    from kg.llm.types import VISION_UNSUPPORTED
 
     out = Descriptions()
     pending: list[tuple[int, dict[str, Any]]] = []
@@ -109,6 +113,8 @@ def describe_images(images: list[dict[str, Any]], client: Any = None, prompts_di
             out[i] = {"id": im["id"], "description": description, "description_source": "vlm",
                       "generator": r.model or vision}
             continue
+        if r.error == VISION_UNSUPPORTED:
+            continue  # the model reads no images: the caption stands, as with no vision model (warned once)
         reason = (r.error or "empty description") + (f": {r.detail}" if r.detail else "")
         out.failures.append((im["id"], reason[:300]))
         log.warning("describe %s: vision call failed (%s); using the caption", im["id"], reason[:300])

@@ -201,36 +201,102 @@ def extract_keypoints(
 def _llm_batched(result: KeypointResult, sources: list[_Source], client: Any, prompts_dir: Path | None,
                  limit: int, batch_size: int, matcher: EntityMatcher) -> None:
     """Several passages per call: one request per `batch_size` sources (or per
-    MAX_BATCH_CHARS of text), so a corpus costs chunks/batch_size calls, not one
-    per chunk. A passage the reply leaves out is a failure of that passage only."""
+    batch_chars() of text), so a corpus costs chunks/batch_size calls, not one
+    per chunk.
+
+    Small models leave passages out of a batch reply, or fail on a long one.
+    So a reply's left-out passages, and the passages of a batch whose reply
+    was unusable or too long for the model, go again in batches of half the
+    size, down to one passage per call (with the simpler one-passage prompt),
+    in the same run. A reply that covers none of its passages is refused by
+    the client (never cached); one that covers some is cached, so a rerun
+    pays only for what is still missing.
+    What fails as a single passage, or for a reason a smaller batch does not
+    change (endpoint down, budget), is a failure of that passage only.
+    """
+    max_chars = batch_chars(client)
+    pending, size = sources, batch_size
+    while pending:
+        batches = _make_batches(pending, size, max_chars)
+        replies = client.run_many([_batch_request(b, prompts_dir, max_chars) for b in batches])
+        again: list[_Source] = []
+        for batch, r in zip(batches, replies):
+            if not r.ok:
+                if len(batch) > 1 and r.error in _SPLIT_ERRORS:
+                    again.extend(batch)
+                else:
+                    for s in batch:
+                        _fail(result, s, r)
+                continue
+            by_index = ({0: r.value.keypoints} if len(batch) == 1
+                        else {p.index: p.keypoints for p in r.value.passages})
+            for i, s in enumerate(batch):
+                if i in by_index:
+                    _add(result, s, _clean_llm_keypoints(by_index[i], limit), r.model or "llm", r.prompt_version,
+                         matcher)
+                else:  # a batch of one is the one-passage prompt: never left out
+                    again.append(s)
+        pending, size = again, max(1, max(len(b) for b in batches) // 2)
+        if again:
+            log.info("keypoints: %d passages left out or refused; asking again %d per call", len(again), size)
+
+
+# Reasons a smaller batch may cure: the model dropped or garbled a long reply,
+# or the prompt did not fit its context window.
+_SPLIT_ERRORS = frozenset({"invalid json", "schema violation", "unusable reply", "prompt too long", "refusal"})
+
+
+def batch_chars(client: Any) -> int:
+    """Passage characters per batch: MAX_BATCH_CHARS, or for a model with a
+    configured context window about 1.5 characters per window token (at ~4
+    characters a token that is ~40% of the window, leaving the rest to the
+    instructions and the reply)."""
+    window = getattr(getattr(client, "config", None), "context_window", None)
+    if not window:
+        return MAX_BATCH_CHARS
+    return max(500, min(MAX_BATCH_CHARS, int(window * 1.5)))
+
+
+def _make_batches(sources: list[_Source], size: int, max_chars: int) -> list[list[_Source]]:
+    batches: list[list[_Source]] = []
+    used = 0
+    for s in sources:
+        length = min(len(s.text), max_chars, MAX_SOURCE_CHARS)
+        if not batches or len(batches[-1]) >= size or used + length > max_chars:
+            batches.append([])
+            used = 0
+        batches[-1].append(s)
+        used += length
+    return batches
+
+
+def _batch_request(batch: list[_Source], prompts_dir: Path | None, max_chars: int) -> Any:
+    """A keypoints_batch request; a batch of one is asked with the one-passage
+    `keypoints` prompt, whose reply shape small models get right far more often."""
     from kg.llm.client import LLMRequest
 
-    batches: list[list[_Source]] = []
-    for s in sources:
-        size = sum(len(x.text[:MAX_SOURCE_CHARS]) for x in batches[-1]) if batches else 0
-        if not batches or len(batches[-1]) >= batch_size or size + len(s.text) > MAX_BATCH_CHARS:
-            batches.append([])
-        batches[-1].append(s)
-    requests = []
-    for batch in batches:
-        passages = "\n\n".join(
-            f"[{i}] ({'image description' if s.label == 'Image' else 'text'}"
-            f"{', section ' + s.section if s.section else ''})\n{s.text[:MAX_SOURCE_CHARS]}"
-            for i, s in enumerate(batch))
-        requests.append(LLMRequest.for_task("keypoints_batch", "generator", STAGE, prompts_dir=prompts_dir,
-                                            title=batch[0].title, passages=passages, count=len(batch)))
-    replies = client.run_many(requests) if requests else []
-    for batch, r in zip(batches, replies):
-        if not r.ok:
-            for s in batch:
-                _fail(result, s, r)
-            continue
-        by_index = {p.index: p.keypoints for p in r.value.passages}
-        for i, s in enumerate(batch):
-            if i not in by_index:
-                result.failures.append((s.id, "keypoints_batch reply left this passage out"))
-                continue
-            _add(result, s, _clean_llm_keypoints(by_index[i], limit), r.model or "llm", r.prompt_version, matcher)
+    cut = min(MAX_SOURCE_CHARS, max_chars)
+    if len(batch) == 1:
+        s = batch[0]
+        return LLMRequest.for_task("keypoints", "generator", STAGE, prompts_dir=prompts_dir,
+                                   title=s.title, section=s.section, text=s.text[:cut])
+    passages = "\n\n".join(
+        f"[{i}] ({'image description' if s.label == 'Image' else 'text'}"
+        f"{', section ' + s.section if s.section else ''})\n{s.text[:cut]}"
+        for i, s in enumerate(batch))
+    return LLMRequest.for_task("keypoints_batch", "generator", STAGE, prompts_dir=prompts_dir,
+                               title=batch[0].title, passages=passages, count=len(batch),
+                               accept=_covers_a_passage(len(batch)))
+
+
+def _covers_a_passage(count: int):
+    """The client's usability check of a batch reply: it must cover at least
+    one of its passages (a reply about none is not worth caching)."""
+    def check(value: Any) -> str | None:
+        if any(0 <= p.index < count for p in value.passages):
+            return None
+        return f"the reply covers none of the {count} passages"
+    return check
 
 
 def _fail(result: KeypointResult, s: "_Source", r: Any) -> None:
@@ -238,7 +304,10 @@ def _fail(result: KeypointResult, s: "_Source", r: Any) -> None:
     if r.detail:
         reason = f"{reason}: {r.detail}"[:300]
     result.failures.append((s.id, reason))
-    log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
+    if r.error in ("endpoint down", "budget exhausted"):
+        log.debug("keypoints for %s %s not asked: %s", s.label, s.id, reason)  # the run says it once
+    else:
+        log.warning("keypoints for %s %s failed: %s", s.label, s.id, reason)
 
 
 # Internals -------------------------------------------------------------------

@@ -12,6 +12,8 @@ from urllib.parse import unquote
 
 from kg.ids import sha256_bytes
 from kg.enrich.references import caption_label
+from kg.ingest.roles import assign_roles
+from kg.ingest.tables import table_grid
 from kg.ingest.text import decode_utf8, make_title, read_bytes, save_asset
 from kg.models import Block, ImageRef, ParsedDocument
 
@@ -44,15 +46,18 @@ def read_markdown(path: Path, assets_dir: Path) -> ParsedDocument:
             level, title = lines[0].split("\x1f", 1)
             doc.blocks.append(_heading_block(title, int(level)))
         elif kind == "table":
-            doc.blocks.append(Block(text="\n".join(line.rstrip() for line in lines), kind="table"))
+            table = "\n".join(line.rstrip() for line in lines)
+            doc.blocks.append(Block(text=table, kind="table", cells=table_grid(table).to_json()))
         else:  # code
             doc.blocks.append(Block(text="\n".join(lines), kind="text"))
     _caption_images(doc, pending_images)  # before tables consume blocks: slots stay valid
     _label_tables(doc)
     doc.tables = sum(1 for b in doc.blocks if b.kind == "table")
     _carry_sections(doc.blocks)
+    assign_roles(doc.blocks)
     first_heading = next((b.text for b in doc.blocks if b.kind == "heading"), "")
     doc.title = make_title(first_heading or text, path.stem)
+    doc.title_source = "heading" if first_heading else ("first_line" if text.strip() else "filename")
     return doc
 
 

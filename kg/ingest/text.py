@@ -10,9 +10,11 @@ import re
 from pathlib import Path
 
 from kg.ids import sha256_bytes
+from kg.ingest.roles import assign_roles, heading_role, is_dot_leader
 from kg.models import Block, IngestError, ParsedDocument
 
 TITLE_MAX_CHARS = 120
+HEADING_MAX_CHARS = 60
 
 
 def read_bytes(path: Path) -> bytes:
@@ -77,18 +79,35 @@ def split_paragraphs(text: str) -> list[str]:
     return paragraphs
 
 
+def _text_block(paragraph: str) -> Block:
+    """A short line naming a known section ("References", "Table of Contents")
+    is that section's heading: plain text has no other heading marks."""
+    if len(paragraph) <= HEADING_MAX_CHARS and heading_role(paragraph):
+        return Block(text=paragraph, kind="heading", page=1, heading_level=1)
+    return Block(text=paragraph, kind="text", page=1)
+
+
 def read_text(path: Path, assets_dir: Path | None = None) -> ParsedDocument:
-    """Read a .txt file: one text block per blank-line separated paragraph."""
+    """Read a .txt file: one text block per blank-line separated paragraph.
+
+    Dot-leader lines (a table of contents) are dropped; section roles come
+    from known section names (see kg.ingest.roles).
+    """
     path = Path(path)
     data = read_bytes(path)
     text = decode_utf8(data)
-    blocks = [Block(text=p, kind="text", page=1) for p in split_paragraphs(text)]
+    lines = text.split("\n")
+    kept = [line for line in lines if not is_dot_leader(line)]
+    blocks = [_text_block(p) for p in split_paragraphs("\n".join(kept))]
     if not blocks:
         raise IngestError("no text (file is only whitespace)")
+    assign_roles(blocks)
     return ParsedDocument(
         path=str(path),
         sha256=sha256_bytes(data),
         title=make_title(text, path.stem),
+        title_source="first_line",
         pages=1,
         blocks=blocks,
+        furniture_removed=len(lines) - len(kept),
     )

@@ -16,182 +16,48 @@ Why it looks like this:
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import hashlib
-import json
 import logging
-import random
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import openai
 from pydantic import BaseModel
 
-from kg.config import LLMConfig, Settings
+from kg.config import DEFAULT_MAX_TOKENS, LLMConfig, Settings
 from kg.errors import BudgetExhausted, ConfigError
 from kg.llm.accounting import Accounting
 from kg.llm.cache import DEFAULT_CACHE_PATH, LLMCache, cache_key
-from kg.llm.prompts import load_prompt
-from kg.llm.structured import (
-    FORMAT_MODES,
-    TASK_SCHEMAS,
-    FormatMode,
-    ReplyError,
-    json_schema,
-    parse_reply,
-    response_format,
+from kg.llm.capabilities import CapabilityStore, EndpointProfile
+from kg.llm.limits import TokenBucket
+from kg.llm.structured import ReplyError, parse_reply, repair_instruction, schema_fingerprint, usable_reply
+from kg.llm.transport import Transport, _Failure
+from kg.llm.types import (
+    BUDGET_EXHAUSTED,
+    DRY_RUN,
+    ENDPOINT_DOWN,
+    PROMPT_TOO_LONG,
+    REFUSAL,
+    UNUSABLE,
+    VISION_UNSUPPORTED,
+    AcceptCheck,
+    LLMRequest,
+    LLMResult,
+    Usage,
+    estimate_tokens,
+    has_images,
+    with_changes,
+    without_images,
 )
 
 log = logging.getLogger("hopgraph.llm")
 
-Role = Literal["generator", "verifier", "vision"]
-ROLES: tuple[str, ...] = ("generator", "verifier", "vision")
+MIN_REPLY_TOKENS = 64  # a reply budget below this is not worth a call
 
-# Statuses worth retrying: rate limits, overload, transient server trouble.
-RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
-# Rough token cost of one image part, for estimates only (OpenAI "low" detail
-# is 85, a 512px tile 170; a typical figure lands near this).
-IMAGE_TOKENS_ESTIMATE = 765
+Role = Literal["generator", "verifier", "vision", "reader"]
+ROLES: tuple[str, ...] = ("generator", "verifier", "vision", "reader")
 
-BUDGET_EXHAUSTED = "budget exhausted"
-DRY_RUN = "dry run"
-REFUSAL = "refusal"
-
-
-@dataclass
-class Usage:
-    tokens_in: int = 0
-    tokens_out: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.tokens_in + self.tokens_out
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(self.tokens_in + other.tokens_in, self.tokens_out + other.tokens_out)
-
-
-@dataclass
-class LLMResult:
-    """The outcome of one request. `ok` is True exactly when `value` is a
-    validated instance of the request's schema. `error` is a short reason
-    (e.g. "refusal", "invalid json", "schema violation", "timeout",
-    "rate limited", "budget exhausted", "dry run"); `detail` says more."""
-
-    value: BaseModel | None
-    ok: bool
-    error: str | None = None
-    detail: str = ""
-    cached: bool = False
-    usage: Usage = field(default_factory=Usage)
-    content: str | None = None  # the raw reply text that produced `value`
-    task: str = ""
-    stage: str = ""
-    role: str = ""
-    model: str = ""
-    prompt_version: str = ""
-    requests: int = 0  # HTTP requests made for this result (retries and repair included)
-
-    @property
-    def budget_exhausted(self) -> bool:
-        return self.error == BUDGET_EXHAUSTED
-
-
-@dataclass
-class LLMRequest:
-    """The arguments of `complete_json`, as a value, for batches."""
-
-    task: str
-    role: str
-    messages: list[dict[str, Any]]
-    schema: type[BaseModel]
-    stage: str
-    prompt_version: str
-    temperature: float | None = None
-    max_tokens: int | None = None
-
-    @classmethod
-    def for_task(
-        cls,
-        task: str,
-        role: str,
-        stage: str,
-        *,
-        prompts_dir: Path | None = None,
-        images: list[str] | None = None,
-        schema: type[BaseModel] | None = None,
-        temperature: float | None = None,
-        **variables: Any,
-    ) -> LLMRequest:
-        """Render the task's prompt file (user override first) into a request."""
-        prompt = load_prompt(task, prompts_dir)
-        return cls(
-            task=task,
-            role=role,
-            messages=prompt.render(images=images, **variables),
-            schema=schema or TASK_SCHEMAS[task],
-            stage=stage,
-            prompt_version=prompt.version,
-            temperature=temperature,
-        )
-
-
-class TokenBucket:
-    """Async token bucket: `per_minute` units refill continuously; a burst of
-    up to ten seconds' worth may go out at once."""
-
-    def __init__(self, per_minute: float) -> None:
-        self.rate = per_minute / 60.0
-        self.capacity = max(1.0, self.rate * 10.0)
-        self.tokens = self.capacity
-        self.updated = time.monotonic()
-        self._lock = asyncio.Lock()
-
-    async def acquire(self, amount: float = 1.0) -> None:
-        amount = min(amount, self.capacity)  # a request bigger than the bucket still goes, alone
-        async with self._lock:
-            while True:
-                now = time.monotonic()
-                self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
-                self.updated = now
-                if self.tokens >= amount:
-                    self.tokens -= amount
-                    return
-                await asyncio.sleep((amount - self.tokens) / self.rate)
-
-
-class _Failure(Exception):
-    """Internal: a request that ended without a usable reply."""
-
-    def __init__(self, reason: str, detail: str = "", usage: Usage | None = None, requests: int = 0) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
-        self.usage = usage or Usage()
-        self.requests = requests
-
-
-@dataclass
-class _Reply:
-    content: str | None
-    refusal: str | None
-    usage: Usage
-    requests: int
-
-
-@dataclass
-class _LoopState:
-    """Objects bound to one event loop (run_many runs a fresh loop per batch)."""
-
-    loop: asyncio.AbstractEventLoop
-    semaphore: asyncio.Semaphore
-    rpm: TokenBucket | None
-    tpm: TokenBucket | None
-    api: openai.AsyncOpenAI | None = None
+__all__ = ["BUDGET_EXHAUSTED", "DRY_RUN", "ENDPOINT_DOWN", "REFUSAL", "LLMClient", "LLMRequest", "LLMResult",
+           "TokenBucket", "Usage", "estimate_tokens", "open_client"]
 
 
 class LLMClient:
@@ -234,6 +100,7 @@ class LLMClient:
         retry_after_max: float = 120.0,
         format_mode: Literal["auto", "json_schema", "json_object", "none"] = "auto",
         accounting: Accounting | None = None,
+        capabilities: CapabilityStore | None = None,
     ) -> None:
         self.config = config or LLMConfig()
         self.base_url = base_url or self.config.base_url
@@ -248,55 +115,81 @@ class LLMClient:
             self.cache = None
         else:
             self.cache = cache or LLMCache(cache_path or DEFAULT_CACHE_PATH)
-        self.max_calls = max_calls
-        self.budget_tokens = budget_tokens
         self.dry_run = dry_run
         self.expected_output_tokens = expected_output_tokens
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
-        self.retry_after_max = retry_after_max
         self.format_preference = format_mode
-        # The strongest response_format this client's endpoint has not rejected.
-        self._mode: FormatMode = "json_schema" if format_mode == "auto" else format_mode
+        self.capabilities = capabilities
         self.accounting = accounting or Accounting(dry_run=dry_run)
         self.accounting.dry_run = self.accounting.dry_run or dry_run
-        self._reserved_calls = 0  # successful calls plus calls in flight
-        self._tokens_used = 0
-        self._exhausted = False
-        self._state: _LoopState | None = None
+        # What this run knows of the endpoint's models (format, images), from
+        # earlier runs and `hopgraph llm check`, and what it learns by failing.
+        self.profile = EndpointProfile(self.base_url, capabilities, format_mode)
+        self.transport = Transport(
+            self.config, self.base_url, self._api_key, self.accounting, self.profile,
+            max_calls=max_calls, budget_tokens=budget_tokens, backoff_base=backoff_base,
+            backoff_max=backoff_max, retry_after_max=retry_after_max,
+            expected_output_tokens=expected_output_tokens)
+        self.limiter = self.transport.limiter
+        self.breaker = self.transport.breaker
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> LLMClient:
         """The client a stage uses: endpoint and key from the environment,
-        cache under the data dir. Keyword overrides win (max_calls, dry_run, ...)."""
+        cache and learned endpoint capabilities under the data dir. Keyword
+        overrides win (max_calls, dry_run, ...)."""
         key = settings.llm_api_key
+        data_dir = Path(settings.store.data_dir)
         kwargs: dict[str, Any] = {
             "base_url": settings.llm_base_url,
             "api_key": key.get_secret_value() if key else None,
-            "cache_path": Path(settings.store.data_dir) / "llm_cache.sqlite",
+            "cache_path": data_dir / "llm_cache.sqlite",
+            "capabilities": CapabilityStore.in_dir(data_dir),
         }
         kwargs.update(overrides)
         return cls(settings.llm, **kwargs)
 
     # Public API ---------------------------------------------------------
-    def model_for(self, role: str) -> str | None:
+    def configured_model(self, role: str) -> str | None:
+        """The model the configuration names for a role."""
         if role == "generator":
             return self.config.generator_model
         if role == "verifier":
             return self.config.verifier_model
         if role == "vision":
             return self.config.vision_model
+        if role == "reader":
+            return self.config.reader_model or self.config.generator_model
         raise ValueError(f"unknown LLM role {role!r}; expected one of {ROLES}")
+
+    def model_for(self, role: str) -> str | None:
+        """The model to use for a role; None for the vision role once its
+        model is known to read no images (stages then use captions)."""
+        model = self.configured_model(role)
+        if role == "vision" and model and self.profile.is_text_only(model):
+            return None
+        return model
 
     @property
     def budget_exhausted(self) -> bool:
-        return self._exhausted
+        return self.transport.exhausted
+
+    @property
+    def max_calls(self) -> int | None:
+        return self.transport.max_calls
+
+    @property
+    def endpoint_down(self) -> bool:
+        """The circuit breaker opened: the endpoint stopped answering this run."""
+        return self.breaker.open
+
+    def down_message(self) -> str:
+        return self.transport.down_message()
 
     def raise_if_exhausted(self) -> None:
         """Call after saving a batch's results: turns a reached budget into BudgetExhausted."""
-        if self._exhausted:
+        if self.transport.exhausted:
             raise BudgetExhausted(
-                f"LLM budget reached ({self._budget_text()}): "
+                f"LLM budget reached ({self.transport.budget_text()}): "
                 f"{self.accounting.calls} calls, {self.accounting.tokens} tokens; finished work is saved"
             )
 
@@ -310,12 +203,14 @@ class LLMClient:
         prompt_version: str,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        accept: AcceptCheck | None = None,
     ) -> LLMResult:
-        """Ask for a JSON reply validated against `schema`. Never raises for
-        endpoint or reply trouble: the result says what went wrong."""
+        """Ask for a JSON reply validated against `schema` (and usable by
+        `accept`, when given). Never raises for endpoint or reply trouble:
+        the result says what went wrong."""
         base = LLMResult(None, False, task=task, stage=stage, role=role, prompt_version=prompt_version)
         try:
-            return await self._complete(base, messages, schema, temperature, max_tokens)
+            return await self._complete(base, messages, schema, temperature, max_tokens, accept)
         except _Failure as f:
             return self._fail(base, f)
         except Exception as exc:  # a bug must not sink the other results of a batch
@@ -325,13 +220,14 @@ class LLMClient:
     async def gather(
         self, requests: Sequence[LLMRequest | dict[str, Any]], on_result: Callable[[int, LLMResult], None] | None = None
     ) -> list[LLMResult]:
-        """Run requests concurrently (bounded by config.concurrency); results in
+        """Run requests concurrently (bounded by the adaptive limit); results in
         request order. `on_result(index, result)` is called as each finishes."""
 
         async def one(i: int, req: LLMRequest | dict[str, Any]) -> LLMResult:
             r = req if isinstance(req, LLMRequest) else LLMRequest(**req)
             result = await self.complete_json(
-                r.task, r.role, r.messages, r.schema, r.stage, r.prompt_version, r.temperature, r.max_tokens
+                r.task, r.role, r.messages, r.schema, r.stage, r.prompt_version, r.temperature, r.max_tokens,
+                r.accept,
             )
             if on_result is not None:
                 on_result(i, result)
@@ -373,10 +269,7 @@ class LLMClient:
 
     async def aclose(self) -> None:
         """Close the HTTP client of the current loop (the cache stays open)."""
-        state = self._state
-        if state is not None and state.api is not None:
-            await state.api.close()
-            state.api = None
+        await self.transport.aclose()
 
     def close(self) -> None:
         if self.cache is not None:
@@ -396,51 +289,74 @@ class LLMClient:
         schema: type[BaseModel],
         temperature: float | None,
         max_tokens: int | None,
+        accept: AcceptCheck | None,
     ) -> LLMResult:
-        model = self.model_for(base.role)
+        model = self.configured_model(base.role)
         if not model:
             raise _Failure("no model", f"no model configured for role {base.role!r}")
         base.model = model
+        if has_images(messages) and self.profile.is_text_only(model):
+            if base.role == "vision":
+                raise _Failure(VISION_UNSUPPORTED, f"{model} reads no images; the caption is used")
+            messages = without_images(messages)
         temp = self.config.temperature if temperature is None else temperature
+        max_tokens = max_tokens or {**DEFAULT_MAX_TOKENS, **self.config.max_tokens}.get(base.task)
+        max_tokens = self._fit(messages, max_tokens)
         params = {
             "temperature": temp,
             "max_tokens": max_tokens,
             "response_format": self.format_preference,
-            "schema": _schema_fingerprint(schema),
+            "schema": schema_fingerprint(schema),
         }
         key = cache_key(model, messages, params, base.prompt_version)
 
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                try:
-                    value = parse_reply(hit.content, schema)
-                except ReplyError:
-                    value = None  # stored under an older schema; ask again
+                value = usable_reply(hit.content, schema, accept)
                 if value is not None:
                     self.accounting.record_cache_hit(base.stage, base.role)
-                    return _with(base, value=value, ok=True, cached=True, content=hit.content,
-                                 usage=Usage(hit.tokens_in, hit.tokens_out))
+                    return with_changes(base, value=value, ok=True, cached=True, content=hit.content,
+                                        usage=Usage(hit.tokens_in, hit.tokens_out))
+                self.cache.delete(key)  # stored under an older schema, or not usable: ask again
 
         if self.dry_run:
             usage = Usage(estimate_tokens(messages), self.expected_output_tokens)
             self.accounting.record_call(base.stage, base.role, usage.tokens_in, usage.tokens_out)
-            return _with(base, error=DRY_RUN, detail="dry run: no request sent", usage=usage)
+            return with_changes(base, error=DRY_RUN, detail="dry run: no request sent", usage=usage)
 
-        reply = await self._send(base, model, messages, schema, temp, max_tokens)
+        try:
+            content, value, usage, requests = await self._ask(base, model, messages, schema, temp, max_tokens)
+        except _Failure as f:
+            if f.reason == VISION_UNSUPPORTED and base.role != "vision":
+                # The generator or verifier reads no images: the same request as text.
+                return await self._complete(base, without_images(messages), schema, temperature, max_tokens, accept)
+            raise
+        problem = accept(value) if accept is not None else None
+        if problem:
+            raise _Failure(UNUSABLE, problem, usage, requests)
+        if self.cache is not None:
+            self.cache.put(key, content, usage.tokens_in, usage.tokens_out,
+                           task=base.task, model=model, prompt_version=base.prompt_version)
+        return with_changes(base, value=value, ok=True, content=content, usage=usage, requests=requests)
+
+    async def _ask(self, base: LLMResult, model: str, messages: list[dict[str, Any]], schema: type[BaseModel],
+                   temp: float, max_tokens: int | None) -> tuple[str, BaseModel, Usage, int]:
+        """Send, parse, and repair once: (content, value, usage, HTTP requests)."""
+        reply = await self.transport.send(base, model, messages, schema, temp, max_tokens)
         usage, requests = reply.usage, reply.requests
         if reply.refusal or not (reply.content or "").strip():
             raise _Failure(REFUSAL, reply.refusal or "empty reply", usage, requests)
         content = reply.content or ""
         try:
-            value = parse_reply(content, schema)
+            return content, parse_reply(content, schema), usage, requests
         except ReplyError as first:
             # One repair: show the model its reply and what was wrong with it.
             self.accounting.record_repair(base.stage, base.role)
             repair_messages = [*messages, {"role": "assistant", "content": content},
-                               {"role": "user", "content": _repair_instruction(first, schema)}]
+                               {"role": "user", "content": repair_instruction(first, schema)}]
             try:
-                fixed = await self._send(base, model, repair_messages, schema, temp, max_tokens)
+                fixed = await self.transport.send(base, model, repair_messages, schema, temp, max_tokens)
             except _Failure as f:
                 raise _Failure(f.reason, f.detail, usage + f.usage, requests + f.requests) from None
             usage, requests = usage + fixed.usage, requests + fixed.requests
@@ -448,138 +364,26 @@ class LLMClient:
                 raise _Failure(REFUSAL, fixed.refusal or "empty repair reply", usage, requests) from None
             content = fixed.content or ""
             try:
-                value = parse_reply(content, schema)
+                return content, parse_reply(content, schema), usage, requests
             except ReplyError as second:
                 raise _Failure(second.kind, f"after one repair: {second.detail}", usage, requests) from None
 
-        if self.cache is not None:
-            self.cache.put(key, content, usage.tokens_in, usage.tokens_out,
-                           task=base.task, model=model, prompt_version=base.prompt_version)
-        return _with(base, value=value, ok=True, content=content, usage=usage, requests=requests)
-
-    async def _send(
-        self,
-        base: LLMResult,
-        model: str,
-        messages: list[dict[str, Any]],
-        schema: type[BaseModel],
-        temperature: float,
-        max_tokens: int | None,
-    ) -> _Reply:
-        """One completion, retrying transient errors; raises _Failure."""
-        state = self._loop_state()
-        retries = 0
-        requests = 0
-        while True:
-            wait: float | None = None
-            async with state.semaphore:
-                if state.rpm is not None:
-                    await state.rpm.acquire(1)
-                if state.tpm is not None:
-                    await state.tpm.acquire(estimate_tokens(messages) + self.expected_output_tokens)
-                self._reserve_call(requests)
-                mode = self._mode
-                kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature}
-                fmt = response_format(schema, mode)
-                if fmt is not None:
-                    kwargs["response_format"] = fmt
-                if max_tokens is not None:
-                    kwargs["max_tokens"] = max_tokens
-                succeeded = False
-                try:
-                    requests += 1
-                    resp = await self._api(state).chat.completions.create(**kwargs)
-                    succeeded = True
-                except openai.APIStatusError as exc:
-                    if exc.status_code in (400, 422) and _is_format_rejection(exc) and mode != "none":
-                        self._downgrade(mode)
-                        self.accounting.record_retry(base.stage, base.role)
-                        continue
-                    if exc.status_code not in RETRY_STATUSES or retries >= self.config.max_retries:
-                        detail = _error_text(exc) + (f" (gave up after {retries} retries)" if retries else "")
-                        raise _Failure(_status_reason(exc.status_code), detail, requests=requests) from None
-                    wait = _retry_after(exc)
-                    wait = min(wait, self.retry_after_max) if wait is not None else self._backoff(retries)
-                    log.info("LLM %s/%s: HTTP %s, retry %d in %.2fs", base.stage, base.task, exc.status_code, retries + 1, wait)
-                except openai.APIConnectionError as exc:  # includes APITimeoutError
-                    reason = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection error"
-                    if retries >= self.config.max_retries:
-                        raise _Failure(reason, f"gave up after {retries} retries: {exc}", requests=requests) from None
-                    wait = self._backoff(retries)
-                    log.info("LLM %s/%s: %s, retry %d in %.2fs", base.stage, base.task, reason, retries + 1, wait)
-                finally:
-                    if not succeeded:
-                        self._reserved_calls -= 1
-            if wait is None:
-                break
-            retries += 1
-            self.accounting.record_retry(base.stage, base.role)
-            await asyncio.sleep(wait)
-
-        message = resp.choices[0].message if resp.choices else None
-        content = message.content if message is not None else None
-        refusal = getattr(message, "refusal", None) if message is not None else None
-        if resp.usage is not None:
-            usage = Usage(resp.usage.prompt_tokens or 0, resp.usage.completion_tokens or 0)
-        else:  # some local servers report nothing; estimate so token budgets still bite
-            usage = Usage(estimate_tokens(messages), len(content or "") // 4)
-        self._tokens_used += usage.total
-        self.accounting.record_call(base.stage, base.role, usage.tokens_in, usage.tokens_out)
-        return _Reply(content, refusal, usage, requests)
-
     # Helpers ---------------------------------------------------------------
-    def _reserve_call(self, requests: int) -> None:
-        """Claim one call of the budget before sending; released if it fails."""
-        over_calls = self.max_calls is not None and self._reserved_calls >= self.max_calls
-        over_tokens = self.budget_tokens is not None and self._tokens_used >= self.budget_tokens
-        if self._exhausted or over_calls or over_tokens:
-            self._exhausted = True
-            raise _Failure(BUDGET_EXHAUSTED, self._budget_text(), requests=requests)
-        self._reserved_calls += 1
-
-    def _budget_text(self) -> str:
-        parts = []
-        if self.max_calls is not None:
-            parts.append(f"max_calls={self.max_calls}")
-        if self.budget_tokens is not None:
-            parts.append(f"budget_tokens={self.budget_tokens}")
-        return ", ".join(parts) or "no limit"
-
-    def _downgrade(self, rejected: FormatMode) -> None:
-        """The endpoint refused `rejected`: use the next weaker format from now on."""
-        if self._mode == rejected:
-            self._mode = FORMAT_MODES[FORMAT_MODES.index(rejected) + 1]
-            log.warning("endpoint %s rejected response_format %s; using %s", self.base_url, rejected, self._mode)
-
-    def _backoff(self, retries: int) -> float:
-        """Exponential backoff with jitter: half fixed, half random."""
-        delay = min(self.backoff_max, self.backoff_base * (2**retries))
-        return delay / 2 + random.random() * delay / 2
-
-    def _loop_state(self) -> _LoopState:
-        loop = asyncio.get_running_loop()
-        if self._state is None or self._state.loop is not loop:
-            self._state = _LoopState(
-                loop=loop,
-                semaphore=asyncio.Semaphore(self.config.concurrency),
-                rpm=TokenBucket(self.config.requests_per_minute) if self.config.requests_per_minute else None,
-                tpm=TokenBucket(self.config.tokens_per_minute) if self.config.tokens_per_minute else None,
-            )
-        return self._state
-
-    def _api(self, state: _LoopState) -> openai.AsyncOpenAI:
-        if state.api is None:
-            state.api = openai.AsyncOpenAI(
-                base_url=self.base_url,
-                api_key=self._api_key,
-                timeout=self.config.timeout,
-                max_retries=0,  # ours are the only retries, so they are counted
-            )
-        return state.api
+    def _fit(self, messages: list[dict[str, Any]], max_tokens: int | None) -> int | None:
+        """The reply budget that fits the configured context window: max_tokens,
+        shrunk to what the prompt leaves; a prompt that leaves under MIN_REPLY_TOKENS
+        is refused without sending."""
+        window = self.config.context_window
+        if not window:
+            return max_tokens
+        room = window - estimate_tokens(messages)
+        if room < MIN_REPLY_TOKENS:
+            raise _Failure(PROMPT_TOO_LONG, f"about {window - room} prompt tokens; context_window is {window}")
+        return min(max_tokens or self.expected_output_tokens, room)
 
     def _fail(self, base: LLMResult, f: _Failure) -> LLMResult:
         self.accounting.record_failure(base.stage, base.role or "?", f.reason)
-        return _with(base, error=f.reason, detail=f.detail, usage=f.usage, requests=f.requests)
+        return with_changes(base, error=f.reason, detail=f.detail, usage=f.usage, requests=f.requests)
 
 
 def open_client(settings: Settings, **overrides: Any) -> LLMClient | None:
@@ -590,78 +394,3 @@ def open_client(settings: Settings, **overrides: Any) -> LLMClient | None:
     if not settings.llm_configured:
         return None
     return LLMClient.from_settings(settings, **overrides)
-
-
-def estimate_tokens(messages: list[dict[str, Any]]) -> int:
-    """chars/4 of the text parts, plus a flat cost per image part."""
-    chars = 0
-    images = 0
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, str):
-            chars += len(content)
-        elif isinstance(content, list):
-            for part in content:
-                if part.get("type") == "text":
-                    chars += len(part.get("text", ""))
-                elif part.get("type") == "image_url":
-                    images += 1
-    return chars // 4 + images * IMAGE_TOKENS_ESTIMATE
-
-
-def _with(base: LLMResult, **changes: Any) -> LLMResult:
-    return LLMResult(**{**base.__dict__, **changes})
-
-
-@lru_cache(maxsize=256)
-def _schema_fingerprint(schema: type[BaseModel]) -> str:
-    text = json.dumps(json_schema(schema), sort_keys=True)
-    return f"{schema.__name__}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
-
-
-def _repair_instruction(error: ReplyError, schema: type[BaseModel]) -> str:
-    return (
-        f"Your previous reply could not be used ({error.kind}: {error.detail}).\n"
-        "Reply again with only the corrected JSON object, no explanation and no code fence. "
-        f"It must match this JSON schema:\n{json.dumps(json_schema(schema), separators=(',', ':'))}"
-    )
-
-
-def _is_format_rejection(exc: openai.APIStatusError) -> bool:
-    text = (_error_text(exc) + " " + json.dumps(exc.body, default=str)).lower()
-    return any(w in text for w in ("response_format", "json_schema", "json_object", "structured output", "guided"))
-
-
-def _error_text(exc: openai.APIStatusError) -> str:
-    return getattr(exc, "message", None) or str(exc)
-
-
-def _status_reason(status: int) -> str:
-    if status == 429:
-        return "rate limited"
-    if status >= 500:
-        return "server error"
-    return f"http {status}"
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    """Seconds the server asked us to wait (retry-after-ms or Retry-After)."""
-    headers = exc.response.headers if exc.response is not None else {}
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, parsed.timestamp() - time.time())

@@ -26,12 +26,14 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from kg.errors import HopgraphError
+
 PACKAGED_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 
 _MARKER = re.compile(r"^---(system|user)---[ \t]*$", re.MULTILINE)
 
 
-class PromptError(ValueError):
+class PromptError(HopgraphError, ValueError):
     pass
 
 

@@ -9,15 +9,23 @@ against the task's model. Validation, not the endpoint, is the contract.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-FormatMode = Literal["json_schema", "json_object", "none"]
+from kg.errors import HopgraphError
+
+FormatMode = Literal["json_schema", "json_object_schema", "json_object", "none"]
 # Strongest first; an endpoint that rejects one is moved to the next.
-FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object", "none")
+# "json_object_schema" is JSON mode with the schema attached
+# ({"type": "json_object", "schema": ...}): llama-cpp-python's server refuses
+# json_schema but turns this into a grammar, so even a small model's reply has
+# the task's shape; servers that refuse the extra key downgrade to plain JSON mode.
+FORMAT_MODES: tuple[FormatMode, ...] = ("json_schema", "json_object_schema", "json_object", "none")
 
 
 class TaskModel(BaseModel):
@@ -75,6 +83,39 @@ class MergedQuestion(TaskModel):
     answer: str
 
 
+class ReaderAnswer(TaskModel):
+    answer: str
+
+
+class AnswerJudgement(TaskModel):
+    correctness: float = Field(ge=0, le=1, description="How correct the predicted answer is against the reference.")
+    keypoints_matched: list[bool] = Field(default_factory=list, description="Per gold keypoint: stated by the answer?")
+
+
+class Decomposition(TaskModel):
+    steps: list[str] = Field(description="Sub-questions, in the order they must be answered.")
+
+
+class ChainJudgement(TaskModel):
+    accuracy: int = Field(ge=1, le=5)
+    coherence: int = Field(ge=1, le=5)
+    entity_coverage: int = Field(ge=1, le=5)
+    step_alignment: int = Field(ge=1, le=5)
+
+
+class RecordJudgement(TaskModel):
+    faithfulness: float = Field(ge=0, le=1)
+    relevance: float = Field(ge=0, le=1)
+    answerable_from_evidence: bool
+    answerable_without_evidence: bool
+    difficulty: float = Field(ge=0, le=1)
+    hops_needed: int = Field(ge=1)
+
+
+class VisualGrounding(TaskModel):
+    grounded: bool = Field(description="Is the hop's answer read off the image itself?")
+
+
 # The schema of each packaged prompt (kg/prompts/<task>.md).
 TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "keypoints": Keypoints,
@@ -84,6 +125,12 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "verbalize_chain": VerbalizedChain,
     "verify_chain": ChainVerification,
     "merge_duplicates": MergedQuestion,
+    "eval_read": ReaderAnswer,
+    "eval_judge_answer": AnswerJudgement,
+    "eval_decompose": Decomposition,
+    "eval_judge_chain": ChainJudgement,
+    "eval_judge_record": RecordJudgement,
+    "eval_visual_grounding": VisualGrounding,
 }
 
 
@@ -107,12 +154,14 @@ def response_format(schema: type[BaseModel], mode: FormatMode) -> dict[str, Any]
                 "strict": False,
             },
         }
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": json_schema(schema)}
     if mode == "json_object":
         return {"type": "json_object"}
     return None
 
 
-class ReplyError(ValueError):
+class ReplyError(HopgraphError, ValueError):
     """A reply that is not a valid instance of the task's model.
 
     `kind` is the short reason ("invalid json" or "schema violation") used as
@@ -130,7 +179,9 @@ def extract_json(text: str) -> Any:
     """Find the JSON value in a model's reply.
 
     Tries, in order: the whole text, each fenced ``` block (```json first),
-    then the first balanced {...} object in the text. Raises ReplyError.
+    the first balanced {...} object in the text, then a reply cut off by
+    max_tokens: its last, unfinished item dropped and the brackets closed
+    (small models run out of tokens mid-list). Raises ReplyError.
     """
     stripped = text.strip()
     try:
@@ -147,6 +198,12 @@ def extract_json(text: str) -> Any:
             return json.loads(candidate)
         except json.JSONDecodeError:
             continue
+    closed = _close_truncated(stripped)
+    if closed is not None:
+        try:
+            return json.loads(closed)
+        except json.JSONDecodeError:
+            pass
     raise ReplyError("invalid json", f"no JSON object found in the reply (starts {stripped[:80]!r})")
 
 
@@ -214,3 +271,70 @@ def _balanced_objects(text: str, limit: int = 8) -> list[str]:
         found.append(text[start : end + 1])
         start = text.find("{", end + 1)
     return found
+
+
+def _close_truncated(text: str) -> str | None:
+    """A JSON object cut off inside a list, cut back to the list's last whole
+    item and closed: '{"a": ["x", "y", "unterminated' -> '{"a": ["x", "y"]}'.
+    Only list items are dropped (a half-written object inside the list goes
+    whole), never a key of an object. None when there is nothing to close."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    stack: list[str] = []
+    in_string = escaped = False
+    safe: tuple[int, list[str]] | None = None  # (cut position, open brackets there)
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack:
+                return None
+            stack.pop()
+            if not stack:
+                return None  # complete: not truncated (the other parsers had their turn)
+            if stack[-1] == "]":
+                safe = (i + 1, list(stack))  # a whole item of a list ends here
+        elif ch == "," and stack and stack[-1] == "]":
+            safe = (i, list(stack))
+    if safe is None:
+        return None
+    cut, open_brackets = safe
+    return text[start:cut] + "".join(reversed(open_brackets))
+
+
+@lru_cache(maxsize=256)
+def schema_fingerprint(schema: type[BaseModel]) -> str:
+    """Name and hash of a task model's JSON schema (part of the cache key)."""
+    text = json.dumps(json_schema(schema), sort_keys=True)
+    return f"{schema.__name__}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def repair_instruction(error: ReplyError, schema: type[BaseModel]) -> str:
+    return (
+        f"Your previous reply could not be used ({error.kind}: {error.detail}).\n"
+        "Reply again with only the corrected JSON object, no explanation and no code fence. "
+        f"It must match this JSON schema:\n{json.dumps(json_schema(schema), separators=(',', ':'))}"
+    )
+
+
+def usable_reply(content: str, schema: type[BaseModel], accept: Callable[[BaseModel], str | None] | None
+                 ) -> BaseModel | None:
+    """A cached reply's value, or None when it no longer parses or `accept` refuses it."""
+    try:
+        value = parse_reply(content, schema)
+    except ReplyError:
+        return None
+    if accept is not None and accept(value):
+        return None
+    return value

@@ -14,7 +14,9 @@ The stages, each a module of this package:
 A document whose hash is already `ingested` is not read again, so re-running
 the same folder computes no embedding and adds nothing. A run killed half-way
 re-does only the unfinished documents (MERGE makes the rewrite harmless) and
-spends no LLM call twice (the LLM cache).
+spends no LLM call twice (the LLM cache). A document whose LLM calls still
+fail after the in-run retries is linked like any other but marked `partial`
+(with the reason), and the next run redoes it.
 """
 
 from kg.pipeline.document import Ingestor

@@ -52,6 +52,12 @@ class Ingestor:
                                                   self.settings.entities.batch_size)
         return self._extractor
 
+    @property
+    def read_options(self) -> dict[str, int]:
+        """kg.ingest.read_document's options from [ingest]."""
+        cfg = self.settings.ingest
+        return {"min_image_px": cfg.min_image_px, "parse_workers": cfg.parse_workers}
+
     # ---- one document ------------------------------------------------------
     def ingest_document(self, path: Path, doc_id: str, parse=None, prepared: "PreparedDocument | None" = None
                         ) -> DocReport:
@@ -104,7 +110,7 @@ class Ingestor:
         else:
             from kg.pipeline.prefetch import timed_read
 
-            parsed, seconds = timed_read(path, self.assets_dir)
+            parsed, seconds = timed_read(path, self.assets_dir, **self.read_options)
         self.times.add("parse", seconds, parsed.pages)
         # A reader may time its own parts (e.g. {"tables": s}); they are shown beside "parse".
         for stage, part in (getattr(parsed, "stage_seconds", None) or {}).items():
@@ -115,16 +121,21 @@ class Ingestor:
         with self.times.stage("llm"):
             n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
         report.keypoints = n_kp
-        failures = len(getattr(descriptions, "failures", [])) + kp_failures
+        failures = list(getattr(descriptions, "failures", [])) + kp_failures
         if failures:
-            # Not marked ingested: the next run redoes this document, paying
-            # only for the calls that failed (the rest come from the LLM cache).
-            report.status = "incomplete"
-            report.llm_failures = failures
-            if kp_failures and n_kp == 0:
+            # Linked like any document (kNN, topics) so the rest of the pipeline
+            # runs, but marked partial: the next run redoes it, paying only for
+            # the calls that failed (the rest come from the LLM cache).
+            report.status = "partial"
+            report.llm_failures = len(failures)
+            report.reason = failure_summary(failures)
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": True,
+                                                   "partial_reason": report.reason}])
+            if (kp_failures and n_kp == 0) or getattr(self.client, "endpoint_down", False):
                 self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
         else:
-            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True}])
+            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": False,
+                                                   "partial_reason": ""}])
             report.status = "ingested"
 
     def warm_up(self) -> None:
@@ -163,9 +174,9 @@ class Ingestor:
         rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
         return _Descriptions({r["id"]: r for r in rows}, list(getattr(rows, "failures", [])))
 
-    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, int]:
+    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, list[tuple[str, str]]]:
         if not self.do_keypoints:
-            return 0, 0
+            return 0, []
         from kg.enrich.keypoints import extract_keypoints
 
         names: dict[str, list[str]] = {}
@@ -188,7 +199,7 @@ class Ingestor:
         self.store.write("image_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Image"],
                          key=None)
         self.store.write("keypoint_mentions", result.mentions, key=None)
-        return len(result.keypoints), len(result.failures)
+        return len(result.keypoints), list(result.failures)
 
     def vectors(self, items: list[dict]) -> np.ndarray:
         """Embeddings of chunks and images, one L2-normalised row per item.
@@ -227,3 +238,11 @@ class _Descriptions(dict):
     def __init__(self, rows: dict, failures: list):
         super().__init__(rows)
         self.failures = failures
+
+
+def failure_summary(failures: list[tuple[str, str]]) -> str:
+    """"3 x server error; 1 x unusable reply" from (source id, reason) pairs."""
+    from collections import Counter
+
+    counts = Counter(reason.split(":")[0].strip() or "error" for _, reason in failures)
+    return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(3))

@@ -14,7 +14,7 @@ ASSET_EXTENSIONS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp", ".
 @dataclass
 class DocReport:
     path: str
-    status: str  # ingested | unchanged | failed
+    status: str  # ingested | partial (linked, some LLM calls failed) | unchanged | failed
     reason: str = ""
     doc_id: str = ""
     pages: int = 0

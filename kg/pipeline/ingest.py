@@ -95,7 +95,8 @@ def plan_ingest(settings: Settings, paths: list[Path], done: dict, dry_run: bool
             plan.reports.append(DocReport(str(path), "failed", f"cannot read: {exc.strerror or exc}"))
             continue
         doc_id = sha256_bytes(data)[:16]
-        if done.get(doc_id, {}).get("ingested"):
+        state = done.get(doc_id, {})
+        if state.get("ingested") and not state.get("partial"):  # a partial document is redone
             plan.reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
         else:
             plan.todo.append((path, doc_id, len(data)))
@@ -112,7 +113,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
         ingestor.warm_up()  # something will be ingested: load the models meanwhile
     client = ingestor.client
     cores = os.cpu_count() or 1
-    with Prefetcher(ingestor.assets_dir, len(todo) > 1) as parser:
+    with Prefetcher(ingestor.assets_dir, len(todo) > 1, **ingestor.read_options) as parser:
         for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
             pending_parse = parser.get(path)
             if i + 1 < len(todo):
@@ -124,6 +125,9 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             plan.reports.append(_ingest_one(ingestor, path, doc_id, pending_parse))
             if client is not None and client.budget_exhausted:
                 console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
+                break
+            if client is not None and client.endpoint_down:
+                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
                 break
             if ingestor.llm_down:
                 console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
@@ -147,10 +151,11 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan) -> dict:
     reports = plan.reports
     order = {str(p): i for i, p in enumerate(plan.files)}
     reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
-    new = [r for r in reports if r.status in ("ingested", "incomplete")]
+    new = [r for r in reports if r.status in ("ingested", "partial")]
     summary = {"files": len(plan.files) + plan.unusable_inputs,
                **{status: sum(r.status == status for r in reports)
-                  for status in ("ingested", "unchanged", "incomplete", "failed")}}
+                  for status in ("ingested", "unchanged", "partial", "failed")},
+               "endpoint_down": bool(ingestor.client is not None and ingestor.client.endpoint_down)}
     summary["similar_to"] = ingestor.link_similar()
     if summary["similar_to"] or new:
         summary.update(ingestor.topics_and_domain())

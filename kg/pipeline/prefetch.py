@@ -5,20 +5,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-# Where the next file is parsed. "process": today's parser runs on one core in
-# the calling process, so a spawned process lets it use the other core.
-# "thread": once kg.ingest parses the pages of a file in its own process pool,
-# a thread is enough to overlap that wait with this file's embedding (a
-# process here would nest pools).
-MODE = "process"
+# Where the next file is parsed. kg.ingest reads the pages of a PDF in its own
+# worker processes ([ingest] parse_workers), so a thread is enough to overlap
+# that wait with this file's embedding; a process here would nest pools.
+# "process" (one spawned worker) is kept for parse_workers = 1.
+MODE = "thread"
 
 
-def timed_read(path: Path, assets_dir: Path):
-    """read_document and the seconds it took (measured where it ran: the "parse" stage)."""
+def timed_read(path: Path, assets_dir: Path, **options: int):
+    """read_document (options: min_image_px, parse_workers) and the seconds it took: the "parse" stage."""
     from kg.ingest import read_document
 
     t0 = time.perf_counter()
-    parsed = read_document(path, assets_dir)
+    parsed = read_document(path, assets_dir, **options)
     return parsed, time.perf_counter() - t0
 
 
@@ -30,8 +29,9 @@ class Prefetcher:
     (ParsedDocument, seconds).
     """
 
-    def __init__(self, assets_dir: Path, enabled: bool, mode: str | None = None):
+    def __init__(self, assets_dir: Path, enabled: bool, mode: str | None = None, **options: int):
         self.assets_dir = assets_dir
+        self.options = options
         self.enabled = enabled
         self.mode = mode or MODE
         self.pool = None
@@ -55,7 +55,7 @@ class Prefetcher:
 
     def start(self, path: Path) -> None:
         if self.pool is not None and path not in self.futures:
-            self.futures[path] = self.pool.submit(timed_read, path, self.assets_dir)
+            self.futures[path] = self.pool.submit(timed_read, path, self.assets_dir, **self.options)
 
     def get(self, path: Path):
         return self.futures.pop(path, None)

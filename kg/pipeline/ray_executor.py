@@ -55,7 +55,9 @@ class DocumentWorker:
         with tempfile.TemporaryDirectory(prefix="hopgraph-ray-") as tmp:
             assets_dir = Path(tmp)
             try:
-                parsed, parse_seconds = timed_read(Path(path), assets_dir)
+                # one actor per CPU already: pages are read in this process (no nested pool)
+                parsed, parse_seconds = timed_read(Path(path), assets_dir, parse_workers=1,
+                                                   min_image_px=self.settings.ingest.min_image_px)
                 times.add("parse", parse_seconds, parsed.pages)
                 prepared = prepare_document(parsed, doc_id, self.settings, self.embedder, self.extractor, times)
             except IngestError as exc:
@@ -90,6 +92,9 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
             plan.reports.append(_finish(ingestor, path, doc_id, prepared, assets, reason))
             if client is not None and client.budget_exhausted:
                 console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
+                break
+            if client is not None and client.endpoint_down:
+                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
                 break
             if ingestor.llm_down:
                 console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "

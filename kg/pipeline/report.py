@@ -9,10 +9,10 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
     for r in reports:
         if r.status == "failed":
             console.print(f"[red]failed[/red] {r.path}: {r.reason}", highlight=False)
-        elif r.status == "incomplete":
-            console.print(f"[yellow]incomplete[/yellow] {r.path}: {r.llm_failures} LLM calls failed; "
-                          "re-run to retry only those", highlight=False)
-        if r.status in ("ingested", "incomplete"):
+        elif r.status == "partial":
+            console.print(f"[yellow]partial[/yellow] {r.path}: {r.llm_failures} LLM calls failed ({r.reason}); "
+                          "linked into the graph without them; re-run to retry only those", highlight=False)
+        if r.status in ("ingested", "partial"):
             console.print(
                 f"{'ok' if r.status == 'ingested' else 'partial'} {r.path}: {r.pages} pages, {r.chunks} chunks ({r.tables} tables), "
                 f"{r.images_kept} images kept / {r.images_skipped} skipped, "
@@ -22,5 +22,5 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
                 console.print(f"  warning {r.path}: {w}", highlight=False)
     console.print(
         f"ingest: {summary['ingested']} new, {summary['unchanged']} unchanged, {summary['failed']} failed, "
-        f"{summary['incomplete']} incomplete; "
+        f"{summary['partial']} partial; "
         f"{summary['similar_to']} SIMILAR_TO edges; {summary.get('topics', 0)} topics", highlight=False)

@@ -127,7 +127,7 @@ class EmbeddedServer:
         }
 
     @contextmanager
-    def _locked(self):
+    def locked(self):
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with open(self.lock_path, "w") as fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
@@ -141,7 +141,7 @@ class EmbeddedServer:
         """Reuse a live server or start one; returns True when this call started it."""
         if self.ping():
             return False
-        with self._locked():
+        with self.locked():
             if self.ping():  # another process started it while we waited for the lock
                 return False
             self._clean_stale()
@@ -279,18 +279,32 @@ class FalkorStore(GraphStore):
 
     # ---- lifecycle ---------------------------------------------------------
     def close(self) -> None:
-        """Disconnect; stop an on-demand server when we are its last client."""
+        """Disconnect; stop an on-demand server when we are its last client.
+
+        Two processes closing at once would each see the other still
+        connected and both leave the server running, so the decision is taken
+        under the start lock, and a client that just left (its connection can
+        linger in CLIENT LIST for a few ms) is waited for briefly.
+        """
         if self._db is None:
             return
         db, self._db = self._db, None
         try:
             conn = db.connection
-            if not self.server.keep_path.exists():
-                others = [c for c in conn.client_list() if c.get("name") != self._client_name]
-                if not others:
+            with self.server.locked():
+                if not self.server.keep_path.exists() and self._alone(conn):
                     conn.shutdown()
                     self.server.pid_path.unlink(missing_ok=True)
                     return
-            conn.close()
+                conn.close()
         except Exception:  # the server is already gone; nothing to tidy
             pass
+
+    def _alone(self, conn, wait_s: float = 0.5) -> bool:
+        deadline = time.monotonic() + wait_s
+        while True:
+            if not [c for c in conn.client_list() if c.get("name") != self._client_name]:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import CORPUS, needs_corpus
+from testing_support import CORPUS, needs_corpus
 
 pytestmark = needs_corpus
 HOPGRAPH = str(Path(sys.executable).parent / "hopgraph")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PDF_DIR, needs_corpus
+from testing_support import PDF_DIR, needs_corpus
 
 pytestmark = [needs_corpus, pytest.mark.timeout(900)]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, PDF_DIR, ROOT, needs_corpus
+from testing_support import CORPUS, PDF_DIR, ROOT, needs_corpus
 from tests.fake_llm import FakeLLM, body_key, task_of
 from tests.llm_server import ScriptedLLMServer
 

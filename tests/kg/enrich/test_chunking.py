@@ -193,3 +193,34 @@ def test_semantic_with_real_model(real_embed):
         has_space = any(s in chunk.text for s in astronomy)
         assert has_cake != has_space, chunk.text  # no chunk mixes the two topics
     assert all(20 <= c.tokens <= 200 for c in chunks)
+
+
+@pytest.mark.parametrize("method", ["semantic", "fixed"])
+def test_chunks_never_mix_roles_and_carry_role_and_cells(method):
+    body = _sentences("river", 3)
+    refs = "Smith J. 2020. Rivers and boats. In Proceedings of Water, pages 1-9."
+    table = "| model | score |\n|---|---|\n| a | 0.81 |"
+    blocks = [
+        Block("Results", "heading", 1, heading_level=1),
+        Block(body, "text", 1),
+        Block("© 2020 River Press. All rights reserved.", "text", 1, role="boilerplate"),  # no heading between
+        Block(_sentences("river", 2, start=10), "text", 1),
+        Block(table, "table", 1, cells='{"header": ["model", "score"], "rows": [["a", "0.81"]], "units": []}'),
+        Block("References", "heading", 2, heading_level=1, role="references"),
+        Block(refs, "text", 2, role="references"),
+        Block(refs.replace("Smith", "Jones"), "text", 2, role="references"),
+        Block("A Extra", "heading", 3, heading_level=1, role="appendix"),
+        Block(_sentences("code", 2), "text", 3, role="appendix"),
+    ]
+    chunks = chunk_document(_doc(blocks), "d", method, fake_embed, min_tokens=8, max_tokens=400,
+                            size=400, overlap=0)
+    by_role: dict[str, list[str]] = {}
+    for chunk in chunks:
+        by_role.setdefault(chunk.role, []).append(chunk.text)
+    assert set(by_role) == {"body", "boilerplate", "references", "appendix"}
+    assert by_role["boilerplate"] == ["© 2020 River Press. All rights reserved."]
+    assert not any("Smith J." in t or "Jones J." in t or "rights reserved" in t for t in by_role["body"])
+    assert any("Smith J." in t for t in by_role["references"])
+    assert not any("Sentence 0 talks about the code" in t for t in by_role["references"])
+    [table_chunk] = [c for c in chunks if c.kind == "table"]
+    assert table_chunk.role == "body" and '"0.81"' in table_chunk.cells

@@ -274,13 +274,16 @@ def test_entity_matcher_boundaries_plurals_and_aliases():
 
 
 def test_batched_keypoints_pack_several_passages_per_call(tmp_path):
-    """keypoints_batch: 20 passages at 8 per call cost 3 calls; a passage the reply
-    leaves out is a failure of that passage alone, and is not faked."""
+    """keypoints_batch: 20 passages at 8 per call cost 3 calls; a passage the
+    reply leaves out is asked again (here alone, with the one-passage prompt:
+    one more call), and its keypoints are what that call said, nothing faked."""
     import re as _re
 
     def batch_responder(body):
         text = user_text(body)
         indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", text, flags=_re.MULTILINE)]
+        if not indices:  # the one-passage prompt
+            return {"keypoints": ["The Eiffel Tower fact asked alone holds."]}
         passages = [{"index": i, "keypoints": [f"The Eiffel Tower fact {i} holds in batch."]}
                     for i in indices if not ("Skip me." in text.split(f"[{i}] ")[1].split("\n[")[0])]
         return {"passages": passages}
@@ -292,7 +295,71 @@ def test_batched_keypoints_pack_several_passages_per_call(tmp_path):
                       cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
         res = extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8)
         c.close()
-        assert len(srv.chat_requests) == 3
-    assert [f[0] for f in res.failures] == ["c5"]
-    assert len(res.keypoints) == 19
-    assert {k["source_id"] for k in res.keypoints} == {f"c{i}" for i in range(20)} - {"c5"}
+        assert len(srv.chat_requests) == 4
+    assert res.failures == []
+    assert {k["source_id"] for k in res.keypoints} == {f"c{i}" for i in range(20)}
+    assert [k["text"] for k in res.keypoints if k["source_id"] == "c5"] == ["The Eiffel Tower fact asked alone holds."]
+
+
+def test_passages_left_out_of_batch_replies_are_asked_again_until_covered(tmp_path):
+    """A small model's habit: a batch reply covers only its first two passages.
+    The rest go again in smaller batches in the same run, so every passage ends
+    with keypoints; a rerun is served wholly from the cache (0 calls)."""
+    import re as _re
+
+    def first_two_only(body):
+        indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", user_text(body), flags=_re.MULTILINE)]
+        return {"passages": [{"index": i, "keypoints": [f"The Eiffel Tower fact {i} holds."]}
+                             for i in indices[:2]]}
+
+    chunks = [{"id": f"c{i}", "text": f"Passage {i} about the Eiffel Tower.", "entities": ["eiffel tower"]}
+              for i in range(12)]
+    with ScriptedLLMServer(first_two_only) as srv:
+        def run():
+            c = LLMClient(LLMConfig(concurrency=2, timeout=5.0, max_retries=1), base_url=srv.base_url,
+                          cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
+            try:
+                return extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8)
+            finally:
+                c.close()
+
+        first = run()
+        calls = len(srv.chat_requests)
+        again = run()
+        assert len(srv.chat_requests) == calls  # nothing asked twice
+    assert first.failures == [] and again.failures == []
+    assert {k["source_id"] for k in first.keypoints} == {f"c{i}" for i in range(12)}
+    assert len(again.keypoints) == len(first.keypoints) == 12
+    assert calls < 12
+
+
+def test_a_reply_covering_no_passage_is_not_cached(tmp_path):
+    """An unusable batch reply (no passage of the batch in it) is not a cached
+    result: its passages are asked again in the same run, and the next run
+    sends the batch again instead of reading the bad reply from the cache."""
+    import re as _re
+
+    batch_calls = []
+
+    def responder(body):
+        text = user_text(body)
+        indices = [int(i) for i in _re.findall(r"^\[(\d+)\] ", text, flags=_re.MULTILINE)]
+        if not indices:
+            return {"keypoints": ["The Eiffel Tower is 330 m tall."]}
+        batch_calls.append(indices)
+        if len(batch_calls) == 1:
+            return {"passages": [{"index": 7, "keypoints": ["The Eiffel Tower is tall."]}]}
+        return {"passages": [{"index": i, "keypoints": [f"The Eiffel Tower fact {i}."]} for i in indices]}
+
+    chunks = [{"id": f"c{i}", "text": f"The Eiffel Tower, passage {i}.", "entities": ["eiffel tower"]}
+              for i in range(2)]
+    with ScriptedLLMServer(responder) as srv:
+        results = []
+        for _ in range(2):
+            c = LLMClient(LLMConfig(concurrency=1, timeout=5.0, max_retries=0), base_url=srv.base_url,
+                          cache_path=tmp_path / "llm_cache.sqlite", backoff_base=0.01)
+            results.append(extract_keypoints(chunks, [], client=c, entity_names=NAMES, batch_size=8))
+            c.close()
+    assert results[0].failures == [] and len(results[0].keypoints) == 2  # covered one by one
+    assert len(batch_calls) == 2  # the second run asked the batch again: nothing bad was cached
+    assert sorted(k["text"] for k in results[1].keypoints) == ["The Eiffel Tower fact 0.", "The Eiffel Tower fact 1."]

@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from kg.ingest import read_document
-from kg.models import IngestError, ParsedDocument
+from kg.models import IngestError
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
 PDF_DIR = CORPUS / "pdf"
@@ -18,23 +18,9 @@ FAA = PDF_DIR / "manual_faa_amt_handbook_sample.pdf"
 NIST = PDF_DIR / "report_nist_sp800-223_hpc_security.pdf"
 S2ORC = PDF_DIR / "ai2_s2orc_acl2020.pdf"
 
-# Parsing runs table detection (~0.5 s a page): parse each corpus file once per session.
-_CACHE: dict[Path, ParsedDocument] = {}
-
-
 @pytest.fixture(scope="module")
-def parse(tmp_path_factory):
-    assets = tmp_path_factory.mktemp("assets")
-
-    def _parse(path: Path) -> ParsedDocument:
-        if not path.exists():
-            pytest.skip(f"corpus file missing: {path}")
-        if path not in _CACHE:
-            _CACHE[path] = read_document(path, assets)
-        return _CACHE[path]
-
-    _parse.assets = assets
-    return _parse
+def parse(parsed_pdf):
+    return parsed_pdf  # tests/kg/ingest/conftest.py parses each corpus file once per session
 
 
 # ---------------------------------------------------------------- real PDFs

@@ -19,7 +19,8 @@ from kg.llm import (
     extract_json,
     parse_reply,
 )
-from kg.llm.client import TokenBucket, _retry_after, estimate_tokens
+from kg.llm.classify import retry_after as _retry_after
+from kg.llm.client import TokenBucket, estimate_tokens
 from kg.llm.structured import ReplyError
 
 try:
@@ -226,7 +227,9 @@ def test_json_mode_rejection_falls_back_to_plain_text(server, make_client):
     client = make_client(concurrency=1)
     results = client.run_many([req(1), req(2)])
     assert all(r.ok for r in results)
-    assert [r.response_format_type for r in server.requests] == ["json_schema", "json_object", None, None]
+    # json_schema, then JSON mode with the schema attached, then plain JSON mode, then none
+    assert [r.response_format_type for r in server.requests] == ["json_schema", "json_object", "json_object", None, None]
+    assert "schema" in server.requests[1].body["response_format"] and "schema" not in server.requests[2].body["response_format"]
 
 
 def test_image_parts_reach_the_server(server, make_client):
@@ -433,11 +436,22 @@ def test_from_settings_reads_endpoint_and_data_dir(server, tmp_path, monkeypatch
         'The result is {"keypoints": ["a"]} as requested.',
         'Note {not json} then {"keypoints": ["a"]}',
         '{"keypoints": ["a } tricky { brace"]}',
+        # cut off by max_tokens: the unfinished last item goes
+        '{"keypoints": ["a", "b was cut off mid-sent',
+        '```json\n{"keypoints": ["a", "b was cut',
+        '{"keypoints": ["a"], "extra": [{"x": 1}, {"x": 2, "y": "cut',
     ],
 )
 def test_extract_json_variants(text):
     value = parse_reply(text, Keypoints)
     assert len(value.keypoints) == 1
+
+
+def test_truncated_reply_keeps_whole_list_items_only():
+    cut = '{"passages": [{"index": 0, "keypoints": ["A is B."]}, {"index": 1, "keypoints": ["C is'
+    assert extract_json(cut) == {"passages": [{"index": 0, "keypoints": ["A is B."]}]}
+    with pytest.raises(ReplyError):
+        extract_json('{"keypoints": "no list was open when it was cut')
 
 
 def test_parse_reply_errors_have_kinds():

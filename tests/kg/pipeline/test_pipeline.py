@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, PDF_DIR, make_settings, needs_corpus
+from testing_support import CORPUS, PDF_DIR, make_settings, needs_corpus
 from kg.pipeline import run_ingest
 from kg.store.falkor import FalkorStore
 
@@ -253,9 +254,9 @@ def test_killed_ingest_finishes_on_rerun_without_duplicates(tmp_path, shared_emb
 
 
 def test_dead_llm_endpoint_loses_nothing_and_the_rerun_completes(tmp_path, shared_embedding_cache):
-    """Keypoint calls that fail leave documents `incomplete` (written, not marked
-    ingested); ingest stops instead of waiting out every file; a later run with a
-    working endpoint finishes them."""
+    """Keypoint calls that fail leave documents `partial` (written and linked,
+    not complete); ingest stops instead of waiting out every file; a later run
+    with a working endpoint finishes them."""
     from kg.llm.client import LLMClient
     from tests.fake_llm import FakeLLM
     from tests.llm_server import ScriptedLLMServer, server_error
@@ -270,13 +271,63 @@ def test_dead_llm_endpoint_loses_nothing_and_the_rerun_completes(tmp_path, share
         settings.llm.base_url = server.base_url
         client = LLMClient.from_settings(settings, backoff_base=0.01)
         first = run_ingest(settings, store, pages, client=client)
-        assert first["ingested"] == 0 and first["incomplete"] >= 1
-        assert first["incomplete"] < len(pages)  # it stopped early
+        assert first["ingested"] == 0 and first["partial"] >= 1
+        assert first["partial"] < len(pages)  # it stopped early
+        partial = store.run_text("MATCH (d:Document) WHERE d.partial = true "
+                                 "RETURN d.linked AS linked, d.partial_reason AS reason")
+        assert len(partial) == first["partial"]
+        assert all(r["linked"] and "server error" in r["reason"] for r in partial)
         server.responder = FakeLLM()
         second = run_ingest(settings, store, pages, client=LLMClient.from_settings(settings))
-    assert second["failed"] == 0 and second["incomplete"] == 0
+    assert second["failed"] == 0 and second["partial"] == 0
     done = store.run_text("MATCH (d:Document) WHERE d.ingested = true RETURN count(d) AS n")[0]["n"]
     assert done == len(pages)
     assert store.counts()["nodes"].get("Keypoint", 0) > 0
+    store.close()
+    store.server.stop()
+
+
+def test_batch_replies_that_leave_passages_out_still_ingest_and_link_everything(tmp_path, shared_embedding_cache):
+    """An endpoint whose keypoints_batch replies cover only the first two
+    passages (a small model's habit): the rest are asked again in smaller
+    batches in the same run, every document ends ingested, complete and
+    linked, and a rerun spends no call."""
+    import re as _re
+
+    from kg.llm.client import LLMClient
+    from tests.fake_llm import FakeLLM
+    from tests.llm_server import ScriptedLLMServer
+
+    fake = FakeLLM()
+
+    def first_two(body):
+        reply = fake(body)
+        data = json.loads(reply) if isinstance(reply, str) else reply
+        if isinstance(data, dict) and "passages" in data:
+            data["passages"] = data["passages"][:2]
+        return data
+
+    wiki = sorted(WIKI.glob("*.txt"))
+    pages = []
+    for n in range(2):  # two documents of six articles each: many chunks, several batches
+        doc = tmp_path / f"doc{n}.txt"
+        doc.write_text("\n\n".join(p.read_text(encoding="utf-8") for p in wiki[6 * n:6 * n + 6]), encoding="utf-8")
+        pages.append(doc)
+    data = tmp_path / ".hopgraph"
+    settings = make_settings(data, shared_embedding_cache, ingest={"min_tokens": 16})
+    store = FalkorStore(data, graph="test")
+    store.ensure_schema()
+    with ScriptedLLMServer(responder=first_two) as server:
+        settings.llm.base_url = server.base_url
+        first = run_ingest(settings, store, pages, client=LLMClient.from_settings(settings), keypoints=True)
+        calls = len(server.chat_requests)
+        again = run_ingest(settings, store, [*pages], client=LLMClient.from_settings(settings), keypoints=True)
+        assert len(server.chat_requests) == calls
+    assert first["ingested"] == len(pages) and first["partial"] == 0 and first["similar_to"] > 0
+    assert again["unchanged"] == len(pages)
+    docs = store.run_text("MATCH (d:Document) RETURN d.linked AS linked, d.partial AS partial")
+    assert docs and all(d["linked"] and not d["partial"] for d in docs)
+    covered = store.run_text("MATCH (c:Chunk)-[:HAS_KEYPOINT]->(:Keypoint) RETURN count(DISTINCT c) AS n")[0]["n"]
+    assert covered > 2 * len(pages)  # more than the two passages per batch the replies named
     store.close()
     store.server.stop()

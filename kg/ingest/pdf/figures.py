@@ -1,0 +1,245 @@
+"""Figures: which images and drawings are content, their captions, their files."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pymupdf
+
+from kg.ids import sha256_bytes
+from kg.ingest.pdf.types import Graphic, RawBlock, RawPage
+from kg.ingest.text import save_asset
+from kg.models import ImageRef
+
+MIN_IMAGE_PX = 150  # images under this on a side are icons, bullets or rules
+MIN_IMAGE_PT = 50  # displayed smaller than this (points) on a side: decorative
+MIN_IMAGE_PAGE_FRACTION = 0.02  # uncaptioned images covering less of the page are logos
+MAX_REPEAT_PAGES = 2  # the same image on more pages is a logo or page furniture
+FIGURE_RENDER_DPI = 150
+NEARBY_CHARS = 500
+CAPTION_MAX_GAP = 0.5  # of page height: a figure sits at most this far above its caption
+
+
+def image_page_counts(pages: list[RawPage]) -> dict[int, int]:
+    on_pages: dict[int, set[int]] = defaultdict(set)
+    for page in pages:
+        for image in page.images:
+            on_pages[image.xref].add(page.number)
+    return {xref: len(numbers) for xref, numbers in on_pages.items()}
+
+
+def _caption_column(caption: RawBlock, page: RawPage) -> tuple[float, float]:
+    """Horizontal span a caption speaks for: its column, or the row share next to another caption."""
+    box = caption.bbox
+    mid = (page.rect.x0 + page.rect.x1) / 2
+    row = sorted(
+        (b.bbox for b in page.blocks if b.kind == "caption" and abs(b.bbox.y0 - box.y0) < 3),
+        key=lambda r: r.x0,
+    )
+    if len(row) > 1:
+        i = next(k for k, r in enumerate(row) if abs(r.x0 - box.x0) < 0.5)
+        # Partition at each caption's left edge: captions sit under the left
+        # edge of their figure more reliably than they end where it ends.
+        left = box.x0 if i > 0 else page.rect.x0
+        right = row[i + 1].x0 if i + 1 < len(row) else page.rect.x1
+        return left, right
+    if box.x1 <= mid + 10:
+        return page.rect.x0, mid
+    if box.x0 >= mid - 10:
+        return mid, page.rect.x1
+    return page.rect.x0, page.rect.x1
+
+
+def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, list[Graphic]]:
+    """Map figure-caption block index -> graphics drawn above it.
+
+    A graphic goes to the nearest Figure caption below it whose column covers
+    most of it; long body text in between means the caption is someone else's.
+    """
+    captions = [
+        (i, b, _caption_column(b, page))
+        for i, b in enumerate(page.blocks)
+        if b.kind == "caption" and b.label.startswith("Figure")
+    ]
+    body = [b.bbox for b in page.blocks if b.kind == "text" and len(b.text) >= 80]
+    groups: dict[int, list[Graphic]] = defaultdict(list)
+    max_gap = CAPTION_MAX_GAP * page.rect.height
+    for graphic in graphics:
+        g = graphic.bbox
+        best, best_key = None, None
+        for index, caption, (left, right) in captions:
+            cap = caption.bbox
+            gap = cap.y0 - g.y1
+            overlap = (min(g.x1, right) - max(g.x0, left)) / max(g.width, 1e-6)
+            if gap < -10 or gap > max_gap or overlap < 0.4:
+                continue
+            if any(
+                b.y0 >= g.y1 - 2 and b.y1 <= cap.y0 + 2 and min(b.x1, g.x1) > max(b.x0, g.x0)
+                for b in body
+            ):
+                continue
+            key = (round(gap), -overlap)
+            if best_key is None or key < best_key:
+                best, best_key = index, key
+        if best is not None:
+            groups[best].append(graphic)
+    return groups
+
+
+def _is_decorative(image: Graphic, page: RawPage, image_pages: dict[int, int], min_px: int) -> bool:
+    if image_pages.get(image.xref, 0) > MAX_REPEAT_PAGES:
+        return True
+    if min(image.width, image.height) < min_px:
+        return True
+    if min(image.bbox.width, image.bbox.height) < MIN_IMAGE_PT:
+        return True
+    return image.bbox.get_area() < MIN_IMAGE_PAGE_FRACTION * page.rect.get_area()
+
+
+def page_figures(
+    doc: pymupdf.Document,
+    page: RawPage,
+    image_pages: dict[int, int],
+    assets_dir: Path,
+    doc_sha: str,
+    seen: set[str],
+    min_image_px: int = MIN_IMAGE_PX,
+) -> tuple[list[ImageRef], int]:
+    """Figures of one page as ImageRefs, and how many images were skipped.
+
+    Uncaptioned images under min_image_px on a side are icons or bullets.
+
+    Captioned figures made of several pieces (or vector drawings) are rendered
+    as one picture of their region, because the pieces alone are meaningless;
+    a lone captioned raster image keeps its original bytes.
+    """
+    in_table = lambda g: any(g.bbox.intersects(t.bbox) for t in page.tables)  # noqa: E731
+    usable = [g for g in page.images if image_pages.get(g.xref, 0) <= MAX_REPEAT_PAGES]
+    skipped = len(page.images) - len(usable)
+    drawings = [g for g in page.drawings if not in_table(g)]
+    groups = _assign_to_captions(page, usable + drawings)
+
+    refs: list[ImageRef] = []
+    grouped_ids = set()
+    for index, members in sorted(groups.items(), key=lambda item: page.blocks[item[0]].bbox.y0):
+        caption = page.blocks[index]
+        rasters = [m for m in members if m.xref]
+        grouped_ids.update(id(m) for m in members)
+        if len(members) == 1 and rasters:
+            payload = _extract(doc, rasters[0].xref)
+            if payload is None:
+                skipped += 1
+                continue
+            data, ext, width, height = payload
+            bbox = rasters[0].bbox
+        else:
+            # Vector art of neighbouring figures can chain into one cluster;
+            # the caption's column bounds what belongs to this figure.
+            left, right = _caption_column(caption, page)
+            bbox = pymupdf.Rect()
+            for member in members:
+                clipped = pymupdf.Rect(max(member.bbox.x0, left), member.bbox.y0,
+                                       min(member.bbox.x1, right), member.bbox.y1)
+                bbox |= clipped if not clipped.is_empty else member.bbox
+            source = doc[page.number - 1]
+            # pymupdf renders some images differently once get_image_info has
+            # decoded them; do it here too, so the picture's bytes (its id)
+            # do not depend on which process ran pass 1.
+            source.get_image_info(xrefs=True)
+            pix = source.get_pixmap(clip=bbox, dpi=FIGURE_RENDER_DPI)
+            data, ext, width, height = pix.tobytes("png"), "png", pix.width, pix.height
+        ref = _store(data, ext, width, height, bbox, page.number, assets_dir, doc_sha, seen)
+        if ref is None:
+            skipped += 1
+            continue
+        ref.caption, ref.label = caption.text, caption.label
+        refs.append(ref)
+
+    for image in usable:
+        if id(image) in grouped_ids:
+            continue
+        if _is_decorative(image, page, image_pages, min_image_px):
+            skipped += 1
+            continue
+        payload = _extract(doc, image.xref)
+        ref = _store(*payload, image.bbox, page.number, assets_dir, doc_sha, seen) if payload else None
+        if ref is None:
+            skipped += 1
+            continue
+        refs.append(ref)
+    return refs, skipped
+
+
+def drop_figure_labels(page: RawPage, figures: list[pymupdf.Rect]) -> None:
+    """Short text drawn inside a figure ("Nut case", axis ticks) is part of the
+    picture, not prose; as text blocks it would make meaningless chunks."""
+    def inside(block: RawBlock) -> bool:
+        box = block.bbox
+        area = max(box.get_area(), 1e-6)
+        return any((box & fig).get_area() > 0.6 * area for fig in figures)
+
+    page.blocks = [
+        b for b in page.blocks if b.kind != "text" or len(b.text) >= 200 or not inside(b)
+    ]
+
+
+def _extract(doc: pymupdf.Document, xref: int) -> tuple[bytes, str, int, int] | None:
+    try:
+        info = doc.extract_image(xref)
+    except Exception:
+        return None
+    if not info or not info.get("image"):
+        return None
+    return info["image"], info.get("ext", "png"), info.get("width", 0), info.get("height", 0)
+
+
+def _store(
+    data: bytes,
+    ext: str,
+    width: int,
+    height: int,
+    bbox: pymupdf.Rect,
+    page: int,
+    assets_dir: Path,
+    doc_sha: str,
+    seen: set[str],
+) -> ImageRef | None:
+    """Write the image unless identical bytes were already kept (then None)."""
+    digest = sha256_bytes(data)[:16]
+    if digest in seen:
+        return None
+    seen.add(digest)
+    image_id, target = save_asset(data, ext, assets_dir, doc_sha)
+    return ImageRef(
+        id=image_id,
+        path=str(target),
+        page=page,
+        bbox=[round(v, 2) for v in bbox],
+        width=width,
+        height=height,
+    )
+
+
+def fill_nearby_text(images: list[ImageRef], page: RawPage) -> None:
+    """~500 characters of the page's text closest to the image (caption excluded)."""
+    for image in images:
+        box = pymupdf.Rect(image.bbox)
+
+        def distance(block: RawBlock) -> float:
+            other = block.bbox
+            dx = max(other.x0 - box.x1, box.x0 - other.x1, 0)
+            dy = max(other.y0 - box.y1, box.y0 - other.y1, 0)
+            return dx + dy
+
+        parts: list[str] = []
+        total = 0
+        for block in sorted(page.blocks, key=distance):
+            text = block.text
+            if text == image.caption or len(text) < 3:
+                continue
+            parts.append(text)
+            total += len(text) + 1
+            if total >= NEARBY_CHARS:
+                break
+        image.nearby_text = " ".join(parts)[:NEARBY_CHARS]

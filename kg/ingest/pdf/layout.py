@@ -1,0 +1,135 @@
+"""Pass 1 of the PDF reader: one page's text lines, images, drawings and tables."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from kg.enrich.references import caption_label
+from kg.ingest.pdf.table_cues import table_cue
+from kg.ingest.pdf.tables import find_tables, remove_text_in_tables
+from kg.ingest.pdf.types import Graphic, Line, RawBlock, RawPage
+
+MIN_IMAGE_PT = 50  # displayed smaller than this (points) on a side: decorative
+
+
+def collect_page(page: pymupdf.Page) -> RawPage:
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+    raw = page.get_text("dict", flags=flags)
+    blocks: list[RawBlock] = []
+    for raw_block in raw["blocks"]:
+        lines = [
+            _line(spans, raw_line)
+            for raw_line in raw_block.get("lines", [])
+            for spans in _span_runs(raw_line["spans"])
+        ]
+        lines = [line for line in lines if line.text.strip()]
+        blocks.extend(_split_at_captions(lines, page.number + 1))
+
+    images = []
+    for info in page.get_image_info(xrefs=True):
+        bbox = pymupdf.Rect(info["bbox"]) & page.rect
+        if bbox.is_empty:
+            continue
+        images.append(Graphic(bbox, info.get("xref", 0), info["width"], info["height"]))
+
+    drawings = page.get_drawings()
+    drawing_rects = [pymupdf.Rect(d["rect"]) for d in drawings]
+    result = RawPage(page.number + 1, page.rect, blocks, images, _cluster(drawing_rects, page.rect))
+    # find_tables is the slowest step (0.2-1 s a page: it runs a layout model);
+    # only pages with a table cue get it.
+    result.table_cue = table_cue(blocks, drawings, page.rect)
+    if result.table_cue:
+        result.tables = find_tables(page)
+        remove_text_in_tables(result)
+    return result
+
+
+def _span_runs(spans: list[dict], gap: float = 15.0) -> list[list[dict]]:
+    """Split a line's spans at wide horizontal gaps.
+
+    pymupdf joins spans on one baseline into one line even when they belong to
+    two columns (side-by-side captions "Figure 7-26 ...   Figure 7-27 ...").
+    """
+    runs: list[list[dict]] = []
+    for span in spans:
+        if runs and span["bbox"][0] - runs[-1][-1]["bbox"][2] > gap:
+            runs.append([span])
+        elif runs:
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    return runs
+
+
+def _line(spans: list[dict], raw_line: dict) -> Line:
+    text = "".join(s["text"] for s in spans).strip()
+    visible = [s for s in spans if s["text"].strip()]
+    if not visible:
+        return Line("", tuple(raw_line["bbox"]), 0.0, False)
+    bbox = pymupdf.Rect(spans[0]["bbox"])
+    for span in spans[1:]:
+        bbox |= span["bbox"]
+    size = max(s["size"] for s in visible)
+    bold = all((s["flags"] & 16) or "bold" in s["font"].lower() for s in visible)
+    first_bold = bool((visible[0]["flags"] & 16) or "bold" in visible[0]["font"].lower())
+    return Line(text, tuple(bbox), round(size, 1), bold, first_bold)
+
+
+def _split_at_captions(lines: list[Line], page: int) -> list[RawBlock]:
+    """Start a new block where a caption starts.
+
+    pymupdf sometimes puts two side-by-side captions ("Figure 7-26 ...",
+    "Figure 7-27 ...") in one block; a caption mid-paragraph ("... in Table 4.
+    On average") is a sentence, so only a block's first line or a line on the
+    same row as its predecessor can open a caption.
+    """
+    blocks: list[RawBlock] = []
+    current: list[Line] = []
+    for line in lines:
+        same_row = bool(current) and _same_row(current[-1].bbox, line.bbox)
+        if current and same_row and caption_label(line.text):
+            blocks.append(RawBlock(current, page))
+            current = []
+        current.append(line)
+    if current:
+        blocks.append(RawBlock(current, page))
+    for block in blocks:
+        label = caption_label(block.lines[0].text)
+        if label:
+            block.kind, block.label = "caption", label
+    return blocks
+
+
+def _same_row(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """b continues to the right of a on the same baseline band (another column)."""
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return b[0] >= a[2] - 1 and overlap > 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
+def _cluster(rects: list[pymupdf.Rect], page_rect: pymupdf.Rect, gap: float = 4.0) -> list[Graphic]:
+    """Merge nearby vector drawings into figure-sized regions.
+
+    Page-sized rectangles (backgrounds, frames) and specks are not figures.
+    """
+    page_area = page_rect.get_area()
+    keep = [r & page_rect for r in rects if r.get_area() < 0.8 * page_area]
+    keep = [r for r in keep if not r.is_empty or (r.width > 0 or r.height > 0)]
+    clusters: list[pymupdf.Rect] = []
+    for rect in sorted(keep, key=lambda r: (r.y0, r.x0)):
+        grown = pymupdf.Rect(rect.x0 - gap, rect.y0 - gap, rect.x1 + gap, rect.y1 + gap)
+        for i, cluster in enumerate(clusters):
+            if cluster.intersects(grown):
+                clusters[i] = cluster | rect
+                break
+        else:
+            clusters.append(pymupdf.Rect(rect))
+    # One more merge sweep: clusters grown after creation may now touch.
+    merged: list[pymupdf.Rect] = []
+    for cluster in clusters:
+        for i, other in enumerate(merged):
+            if other.intersects(cluster + (-gap, -gap, gap, gap)):
+                merged[i] = other | cluster
+                break
+        else:
+            merged.append(cluster)
+    return [Graphic(r) for r in merged if r.width >= MIN_IMAGE_PT and r.height >= MIN_IMAGE_PT]

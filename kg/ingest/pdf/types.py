@@ -1,0 +1,88 @@
+"""Page content as the PDF reader collects it, before it becomes kg.models records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pymupdf
+
+
+@dataclass
+class Line:
+    text: str
+    bbox: tuple[float, float, float, float]
+    size: float
+    bold: bool
+    first_bold: bool = False  # the first span: caption labels are often bold alone
+
+
+@dataclass
+class RawBlock:
+    """A text block on a page before it becomes a models.Block."""
+
+    lines: list[Line]
+    page: int
+    kind: str = "text"
+    label: str = ""
+    text_override: str = ""
+
+    @property
+    def bbox(self) -> pymupdf.Rect:
+        rect = pymupdf.Rect(self.lines[0].bbox)
+        for line in self.lines[1:]:
+            rect |= line.bbox
+        return rect
+
+    @property
+    def text(self) -> str:
+        return self.text_override or join_lines([line.text for line in self.lines])
+
+    @property
+    def size(self) -> float:
+        return max(line.size for line in self.lines)
+
+    @property
+    def bold(self) -> bool:
+        return all(line.bold for line in self.lines)
+
+
+@dataclass
+class RawTable:
+    bbox: pymupdf.Rect
+    markdown: str
+    caption: RawBlock | None = None
+
+
+@dataclass
+class Graphic:
+    """An image placement or a cluster of vector drawings on a page."""
+
+    bbox: pymupdf.Rect
+    xref: int = 0  # 0 for vector drawings
+    width: int = 0
+    height: int = 0
+
+
+@dataclass
+class RawPage:
+    number: int
+    rect: pymupdf.Rect
+    blocks: list[RawBlock]
+    images: list[Graphic]
+    drawings: list[Graphic]
+    tables: list[RawTable] = field(default_factory=list)
+    table_cue: str = ""  # why find_tables ran on this page (see table_cues), "" when it did not
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation")."""
+    out = ""
+    for line in lines:
+        line = line.strip()
+        if not out:
+            out = line
+        elif out.endswith("-") and line[:1].islower() and out[-2:-1].isalpha():
+            out = out[:-1] + line
+        else:
+            out = f"{out} {line}"
+    return out

@@ -1,0 +1,197 @@
+"""Tables as cells: a table answer is one cell named by its row and column.
+
+Readers keep a table as markdown (the chunk text) and as a grid (the
+Chunk.cells JSON): a header row and data rows whose first cell is the row
+label, every cell cleaned of markdown (bold, italics, <br>), dot leaders
+and footnote marks. table_cells() turns either into Cell records, so a
+chain builder can ask "what is the <column> of <row>?" and answer one
+clean value.
+
+PDF tables come from pymupdf's to_markdown, which has habits this module
+undoes: several visual rows packed into one markdown row with "<br>" between
+them ("PubMed<br>arXiv" | "3092<br>5906"), currency symbols in a column of
+their own ("$" | "22,439"), and header cells split over two columns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+_SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_BR_RE = re.compile(r"<br\s*/?>", re.I)
+_EMPHASIS_RE = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
+_DOT_LEADER_RE = re.compile(r"\s*(?:\.\s?){2,}\s*$|\s*(?:\.\s?){4,}")
+_CURRENCY_RE = re.compile(r"^[$€£¥]$|^(?:US)?\$$")
+_FOOTNOTE_TAIL_RE = re.compile(r"(?<=[\d%)])\s*[*†‡§¶]+$")
+_PLACEHOLDER_HEADER_RE = re.compile(r"^Col\d+$")
+_CONTINUES_RE = re.compile(r"(?:[=,;:\-–(]|\band|\bor|\bof|\bto|\bthe)$")
+
+
+@dataclass
+class Cell:
+    """One data cell: "what is the <column_label> of <row_label>?" -> value."""
+
+    row_label: str
+    column_label: str
+    value: str
+    row: int  # 0-based data row
+    column: int  # 0-based column in the grid (0 is the row-label column)
+    unit: str = ""  # a currency symbol that stood in a column of its own
+
+
+@dataclass
+class TableGrid:
+    header: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)  # per column: "$" when a currency column was merged into it
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False) if self.rows else ""
+
+    @classmethod
+    def from_json(cls, text: str) -> "TableGrid":
+        data = json.loads(text) if text else {}
+        return cls(data.get("header", []), data.get("rows", []), data.get("units", []))
+
+
+def clean_cell(text: str) -> str:
+    """Plain text of a markdown cell: no emphasis, line breaks, dot leaders or footnote marks."""
+    text = _BR_RE.sub(" ", text)
+    for _ in range(2):  # nested "**_x_**"
+        text = _EMPHASIS_RE.sub(r"\2", text)
+    text = re.sub(r"(?<!\w)_|_(?!\w)", "", text)  # stray emphasis marks: "72.35_ ±_ 0.95"
+    text = re.sub(r"(?<=\w)\*\*+|\*\*+(?=\w)", "", text)  # unpaired bold: "speaker**"
+    text = _DOT_LEADER_RE.sub(" ", text)
+    text = " ".join(text.split())
+    return _FOOTNOTE_TAIL_RE.sub("", text).strip()
+
+
+def _split_row(line: str) -> list[str]:
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return [cell.replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line)]
+
+
+def _markdown_rows(markdown: str) -> tuple[list[str], list[list[str]]]:
+    """Raw (header cells, data rows) of the first markdown table in the text."""
+    lines = markdown.splitlines()
+    for i in range(len(lines) - 1):
+        if "|" in lines[i] and _SEPARATOR_RE.match(lines[i + 1]):
+            width = len(_split_row(lines[i + 1]))
+            rows = []
+            for line in lines[i + 2:]:
+                if "|" not in line or not line.strip():
+                    break
+                rows.append(_split_row(line))
+            return _fit_header(_split_row(lines[i]), width), rows
+    return [], []
+
+
+def _fit_header(header: list[str], width: int) -> list[str]:
+    """A header with more cells than the table has columns: pieces that start
+    with a line break continue the cell before, and empty pieces are gaps."""
+    if len(header) <= width:
+        return header + [""] * (width - len(header))
+    merged: list[str] = []
+    for cell in header:
+        if merged and _BR_RE.match(cell.strip()):
+            merged[-1] = f"{merged[-1]} {cell}"
+        elif cell.strip() or len(merged) == 0:
+            merged.append(cell)
+    return merged[:width] + [""] * (width - len(merged[:width]))
+
+
+def _parts(cell: str) -> list[str]:
+    """A packed cell's visual rows."""
+    return [p for p in (_DOT_LEADER_RE.sub("", x).strip() for x in _BR_RE.split(cell)) if p]
+
+
+def _joined(parts: list[str]) -> list[str]:
+    """Wrapped lines joined back: a line ending in "=" or "and", or one
+    starting in lower case, continues the visual row before it."""
+    joined: list[str] = []
+    for part in parts:
+        if joined and (_CONTINUES_RE.search(joined[-1]) or part[:1].islower()):
+            joined[-1] = f"{joined[-1]} {part}"
+        else:
+            joined.append(part)
+    return joined
+
+
+def _unpack(row: list[str]) -> list[list[str]]:
+    """One markdown row holding k visual rows in every filled cell -> k rows.
+
+    The cells' line counts must agree, as split or after joining wrapped
+    lines; otherwise the row stays one row.
+    """
+    split = [_parts(cell) for cell in row]
+    for attempt in (split, [_joined(p) for p in split]):
+        counts = {len(p) for p in attempt if p}
+        if len(counts) == 1 and (k := counts.pop()) >= 2:
+            return [[p[i] if p else "" for p in attempt] for i in range(k)]
+    return [row]
+
+
+def _merge_currency_columns(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]], list[str]]:
+    """A column holding only currency symbols joins the column to its right."""
+    units = [""] * len(header)
+    drop: set[int] = set()
+    for j in range(len(header) - 1):
+        values = [r[j] for r in rows if j < len(r) and r[j]]
+        if values and all(_CURRENCY_RE.match(v) for v in values):
+            drop.add(j)
+            units[j + 1] = values[0]
+            if header[j] and not header[j + 1]:
+                header[j + 1] = header[j]
+    keep = [j for j in range(len(header)) if j not in drop]
+    return [header[j] for j in keep], [[r[j] if j < len(r) else "" for j in keep] for r in rows], [units[j] for j in keep]
+
+
+def table_grid(markdown: str) -> TableGrid:
+    """The cleaned grid of the first markdown table in `markdown` (empty when there is none)."""
+    raw_header, raw_rows = _markdown_rows(markdown)
+    if not raw_header:
+        return TableGrid()
+    rows = [[clean_cell(c) for c in unpacked] for row in raw_rows for unpacked in _unpack(row)]
+    header = ["" if _PLACEHOLDER_HEADER_RE.match(h) else h for h in (clean_cell(c) for c in raw_header)]
+    width = len(header)
+    rows = [(r + [""] * width)[:width] for r in rows if any(r)]
+    header, rows, units = _merge_currency_columns(header, rows)
+    return TableGrid(header, rows, units)
+
+
+def table_cells(table: Any) -> list[Cell]:
+    """Cells of a table given as markdown text, a TableGrid, a cells JSON
+    string, or anything with `cells` (JSON) or `text` (markdown) attributes,
+    such as a Chunk. Rows without a label and columns without a header name
+    nothing and are left out."""
+    grid = _as_grid(table)
+    cells = []
+    for i, row in enumerate(grid.rows):
+        label = row[0] if row else ""
+        if not label:
+            continue
+        for j in range(1, min(len(row), len(grid.header))):
+            if row[j] and grid.header[j]:
+                unit = grid.units[j] if j < len(grid.units) else ""
+                cells.append(Cell(label, grid.header[j], row[j], i, j, unit))
+    return cells
+
+
+def _as_grid(table: Any) -> TableGrid:
+    if isinstance(table, TableGrid):
+        return table
+    if isinstance(table, dict):
+        table = table.get("cells") or table.get("text") or ""
+    elif not isinstance(table, str):
+        table = getattr(table, "cells", "") or getattr(table, "text", "")
+    text = table.strip()
+    if text.startswith("{"):
+        return TableGrid.from_json(text)
+    return table_grid(text)

@@ -1,0 +1,143 @@
+"""Table cells from real tables of the shared PDFs and from markdown, and
+which pages get table detection (pages with and without ruling lines)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+
+from kg.enrich.chunking import chunk_document
+from kg.ingest import read_document
+from kg.ingest.pdf import parse_pages
+from kg.ingest.tables import Cell, TableGrid, table_cells, table_grid
+from tests.kg.ingest.conftest import ALL_PDFS, FEDREG, LONGEVAL, S2ORC
+
+
+def _cell(cells: list[Cell], row: str, column: str) -> str:
+    return next(c.value for c in cells if c.row_label == row and c.column_label == column)
+
+
+def _table(doc, label: str):
+    return next(b for b in doc.blocks if b.kind == "table" and b.label == label)
+
+
+def test_longeval_packed_rows_become_cells(parsed_pdf):
+    doc = parsed_pdf(LONGEVAL)
+    table3 = _table(doc, "Table 3")
+    cells = table_cells(table3.cells)
+    # pymupdf packs three rows into one markdown row with <br>; bold marks go
+    assert _cell(cells, "SQuALITY", "FINE") == "6.8"
+    assert _cell(cells, "PubMed + ngram block", "COARSE") == "11.7"
+    assert _cell(cells, "Average", "FINE") == "7.8"
+    table1 = table_cells(_table(doc, "Table 1").cells)
+    assert _cell(table1, "GovReport (2021)", "source (words)") == "7551"
+    for block in doc.blocks:
+        if block.kind == "table":
+            for cell in table_cells(block.cells):
+                assert not any(mark in cell.value for mark in ("|", "**", "<br>", "---")), cell
+
+
+def test_s2orc_cells_keep_decimals(parsed_pdf):
+    doc = parsed_pdf(S2ORC)
+    table4 = table_cells(_table(doc, "Table 4").cells)
+    assert _cell(table4, "Bibliography entries", "GROBID") == "27.6"
+    assert _cell(table4, "Paragraphs (body)", "LATEX") == "93.3"  # footnote mark "*" dropped
+    table3 = table_cells(_table(doc, "Table 3"))  # a Block: its cells JSON is used
+    assert _cell(table3, "Papers w/ DOIs", table3[0].column_label) == "52.2M (64.3%)"
+
+
+def test_federal_register_table_without_caption(parsed_pdf):
+    doc = parsed_pdf(FEDREG)
+    tables = [b for b in doc.blocks if b.kind == "table"]
+    assert len(tables) == 2
+    cells = [c for t in tables for c in table_cells(t.cells)]
+    assert _cell(cells, "AOA sensor system test", "Partscost") == "$0"
+    assert _cell(cells, "AFM revisions", "Costperproduct") == "$85"  # dot leaders gone
+    assert not any("...." in c.value or "...." in c.row_label for c in cells)
+
+
+def test_currency_column_merged_and_markdown_stripped():
+    markdown = (
+        "(Dollars in Millions)\n\n"
+        "|(Dollars in Millions)|Pharmaceutical||MedTech||\n|---|---|---|---|---|\n"
+        "|U.S.|**$**|**22,439**|$|_9,010_|\n|International|$|18,000|$|7,100|\n")
+    grid = table_grid(markdown)
+    assert grid.header == ["(Dollars in Millions)", "Pharmaceutical", "MedTech"]
+    cells = table_cells(markdown)
+    assert [(c.row_label, c.column_label, c.value, c.unit) for c in cells] == [
+        ("U.S.", "Pharmaceutical", "22,439", "$"),
+        ("U.S.", "MedTech", "9,010", "$"),
+        ("International", "Pharmaceutical", "18,000", "$"),
+        ("International", "MedTech", "7,100", "$"),
+    ]
+    assert TableGrid.from_json(grid.to_json()) == grid
+    assert table_cells("no table here") == [] and table_grid("").to_json() == ""
+
+
+def test_markdown_table_cells_reach_the_chunk(tmp_path):
+    md = tmp_path / "t.md"
+    md.write_text("Table 1: Scores.\n\n| model | score |\n|---|---|\n| a | **0.81** |\n| b | 0.79 |\n")
+    doc = read_document(md, tmp_path / "assets")
+    [chunk] = [c for c in chunk_document(doc, "d", "fixed", size=50, overlap=0) if c.kind == "table"]
+    assert json.loads(chunk.cells)["rows"] == [["a", "0.81"], ["b", "0.79"]]
+    assert [(c.row_label, c.column_label, c.value) for c in table_cells(chunk)] == [
+        ("a", "score", "0.81"), ("b", "score", "0.79")]
+
+
+# ---------------------------------------------------------------- which pages get find_tables
+
+
+def _pdf(tmp_path: Path, name: str, draw) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    draw(page)
+    path = tmp_path / name
+    doc.save(path)
+    return path
+
+
+def _grid_table(page: pymupdf.Page, ruled: bool) -> None:
+    page.insert_text((72, 100), "Quarterly figures of the river project are shown below for review.", fontsize=10)
+    rows = [("Region", "2022", "2023"), ("North", "1,204", "1,310"), ("South", "980", "1,020"),
+            ("East", "450", "515"), ("West", "77", "91")]
+    x = [72, 220, 320, 420]
+    for i, row in enumerate(rows):
+        y = 160 + 22 * i
+        for j, text in enumerate(row):
+            page.insert_text((x[j] + 4, y + 15), text, fontsize=10)
+        if ruled:
+            page.draw_line((x[0], y), (x[-1], y))
+    if ruled:
+        bottom = 160 + 22 * len(rows)
+        page.draw_line((x[0], bottom), (x[-1], bottom))
+        for xx in x:
+            page.draw_line((xx, 160), (xx, bottom))
+
+
+def test_table_cue_on_pages_with_and_without_ruling_lines(tmp_path):
+    ruled = _pdf(tmp_path, "ruled.pdf", lambda p: _grid_table(p, True))
+    unruled = _pdf(tmp_path, "unruled.pdf", lambda p: _grid_table(p, False))
+
+    def prose(page: pymupdf.Page) -> None:
+        page.insert_textbox(pymupdf.Rect(72, 100, 520, 400), "The river rose in spring. " * 30, fontsize=10)
+        page.draw_line((72, 420), (520, 420))  # one rule above the footnotes
+
+    plain = _pdf(tmp_path, "prose.pdf", prose)
+    [ruled_page] = parse_pages(ruled, [0])
+    assert ruled_page.table_cue == "ruled" and len(ruled_page.tables) == 1
+    assert "1,310" in ruled_page.tables[0].markdown
+    [unruled_page] = parse_pages(unruled, [0])
+    assert unruled_page.table_cue == "columns"  # numbers in aligned columns, no rules, no caption
+    [plain_page] = parse_pages(plain, [0])
+    assert plain_page.table_cue == "" and plain_page.tables == []
+
+
+def test_table_recall_on_the_shared_corpus(parsed_pdf):
+    """18 tables before table cues (find_tables on 46 pages); none lost."""
+    found = {path.name: parsed_pdf(path).tables for path in ALL_PDFS}
+    assert found["ai2_longeval_eacl2023.pdf"] == 8
+    assert found["ai2_s2orc_acl2020.pdf"] == 8
+    assert found["reg_federal_register_2020-17221.pdf"] == 2
+    assert sum(found.values()) == 18

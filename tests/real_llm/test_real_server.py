@@ -1,0 +1,156 @@
+"""hopgraph against a real OpenAI-compatible server (see conftest.py):
+llama-cpp-python 0.3.36 refuses json_schema and image parts with HTTP 500;
+a run must negotiate both without retrying them, finish ingest and generate,
+and stop fast when the server dies."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kg.config import LLMConfig
+from kg.llm import Keypoints, LLMClient, LLMRequest
+from collections.abc import Iterator
+
+from tests.real_llm.llama_server import MODEL_ALIAS, LlamaServer, free_port, small_model_env
+
+ROOT = Path(__file__).resolve().parents[2]
+PDF = ROOT / "examples" / "corpus" / "manual_faa_amt_handbook_sample.pdf"
+PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+SERVER_PYTHON = os.environ.get("HOPGRAPH_LLM_SERVER_PYTHON")
+
+pytestmark = [pytest.mark.skipif(not SERVER_PYTHON, reason="real-server tier: run `make test-llm`"),
+              pytest.mark.timeout(3600)]
+
+
+def hopgraph(env: dict[str, str], *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+    code = "import sys; sys.argv[0] = 'hopgraph'; from hopgraph.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def last_manifest(data_dir: Path, verb: str) -> dict:
+    path = sorted((data_dir / "runs").glob(f"*-{verb}.json"))[-1]
+    return json.loads(path.read_text())
+
+
+def llm_totals(manifest: dict) -> dict:
+    llm = manifest.get("llm") or {}
+    return llm.get("total", llm)
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory) -> Iterator[LlamaServer]:
+    assert SERVER_PYTHON
+    server = LlamaServer(SERVER_PYTHON, free_port()).start(tmp_path_factory.mktemp("llama") / "server.log")
+    yield server
+    server.kill()
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("hopgraph")
+
+
+def test_client_negotiates_format_and_vision_without_retrying_them(llama, tmp_path):
+    client = LLMClient(LLMConfig(generator_model=MODEL_ALIAS, vision_model=MODEL_ALIAS, timeout=300,
+                                 max_tokens={"keypoints": 120}),
+                       base_url=llama.base_url, cache_path=tmp_path / "c.sqlite", backoff_base=0.1)
+    with_image = [{"type": "text", "text": "Passage: The Wright Flyer first flew in 1903 at Kitty Hawk."},
+                  {"type": "image_url", "image_url": {"url": PNG}}]
+    requests = [
+        LLMRequest("keypoints", "generator", [{"role": "user", "content": with_image}], Keypoints, "t", "v1"),
+        LLMRequest.for_task("keypoints", "generator", "t", title="History",
+                            section="", text="The Wright Flyer first flew in 1903 at Kitty Hawk."),
+    ]
+    results = client.run_many(requests)
+    # json_schema refused with a 500: downgraded to JSON mode with the schema (a grammar in llama.cpp)
+    assert client.profile.mode_for(MODEL_ALIAS) == "json_object_schema"
+    assert client.model_for("vision") is None  # image parts refused with a 500: vision off
+    reasons = {r.error for r in results if not r.ok}
+    assert not reasons & {"server error", "timeout", "connection error"}, reasons
+    assert client.accounting.total().retries == 0  # nothing retried (a format downgrade is no retry)
+
+
+def test_llm_check_shows_the_capabilities(llama, data_dir):
+    env = small_model_env(llama.base_url, data_dir)
+    proc = hopgraph(env, "llm", "check", "--json")
+    assert proc.returncode == 0, proc.stderr
+    [report] = json.loads(proc.stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["reachable, /v1/models"]["ok"] and "listed" in checks["reachable, /v1/models"]["detail"]
+    assert checks["json_schema"]["ok"] is False and "HTTP 500" in checks["json_schema"]["detail"]
+    assert checks["json_object + schema"]["ok"] is True and checks["json_object"]["ok"] is True
+    assert checks["vision"]["ok"] is False
+    assert report["format_mode"] == "json_object_schema" and report["vision"] is False and report["slots"] >= 1
+    assert report["latency_s"] > 0 and report["tokens_per_s"] > 0
+    assert (data_dir / "llm_capabilities.json").exists()
+
+
+def test_ingest_keypoints_on_one_pdf(llama, data_dir):
+    env = small_model_env(llama.base_url, data_dir)
+    proc = hopgraph(env, "ingest", str(PDF), "--keypoints")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    manifest = last_manifest(data_dir, "ingest")
+    [doc] = manifest["documents"]
+    assert doc["keypoints"] >= 3, proc.stderr
+    totals = llm_totals(manifest)
+    assert totals.get("retries", 0) == 0, totals  # no deterministic error was retried
+    assert proc.returncode in (0, 1) and doc["status"] in ("ingested", "partial"), proc.stderr
+
+
+def test_generate_three_ends_with_verdicts(llama, data_dir):
+    env = small_model_env(llama.base_url, data_dir)
+    proc = hopgraph(env, "generate", "--n", "3", "--max-calls", "40")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "accepted" in proc.stderr or "rejected" in proc.stderr, proc.stderr
+
+
+def test_killed_server_ends_the_run_fast_and_the_rerun_redoes_nothing(data_dir, tmp_path):
+    assert SERVER_PYTHON
+    server = LlamaServer(SERVER_PYTHON, free_port()).start(tmp_path / "server.log")
+    env = small_model_env(server.base_url, data_dir)
+    cache = data_dir / "llm_cache.sqlite"
+    before = _cached(cache)
+    code = "import sys; sys.argv[0] = 'hopgraph'; from hopgraph.cli import main; main()"
+    run = subprocess.Popen([sys.executable, "-c", code, "generate", "--n", "12"], cwd=ROOT,
+                           env={**env, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+    deadline = time.monotonic() + 900
+    while _cached(cache) <= before and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(1)  # until the run has paid for at least one new reply
+    server.kill()
+    killed_at = time.monotonic()
+    _, stderr = run.communicate(timeout=120)
+    took = time.monotonic() - killed_at
+    assert run.returncode == 1, stderr
+    assert took < 30, f"{took:.1f} s after the kill"
+    assert "stopped answering" in stderr and "Traceback" not in stderr, stderr
+    paid = _cached(cache)
+
+    server.start(tmp_path / "server.log")
+    try:
+        again = hopgraph(env, "ingest", str(PDF), "--keypoints")
+        assert "Traceback" not in again.stderr
+        assert llm_totals(last_manifest(data_dir, "ingest")).get("calls", 0) == 0  # nothing re-asked
+        rerun = hopgraph(env, "generate", "--n", "12", "--max-calls", "6")
+        assert "Traceback" not in rerun.stderr, rerun.stderr
+        totals = llm_totals(last_manifest(data_dir, "generate"))
+        assert totals.get("cache_hits", 0) >= paid - before  # what the killed run paid for is reused
+    finally:
+        server.kill()
+
+
+def _cached(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as db:
+        return int(db.execute("SELECT count(*) FROM replies").fetchone()[0])
