@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 $(TSTAMP): $(STAMP) package.json
-	$(BIN)/pip install -q -e '.[export,test]'
+	$(BIN)/pip install -q -e '.[export,test,ray]'
 	npm install --no-audit --no-fund --silent
 	touch $@
 

@@ -57,11 +57,17 @@ class IngestConfig(Section):
     parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
     keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
     describe_images: bool = True  # figure descriptions by the vision model (captions without one)
+    executor: Literal["local", "ray"] = "local"  # ray: per-document work as Ray tasks (pip install hopgraph[ray])
+    ray_address: str | None = None  # None: a local Ray instance; "auto" or "ray://head:10001" for a cluster
 
 
 class EmbeddingConfig(Section):
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    batch_size: int = Field(64, ge=1)
+    # "auto": cuda, then mps, when torch sees one, else cpu
+    device: Literal["auto", "cpu", "cuda", "mps"] = "auto"
+    # "auto": bf16 on a CPU with AMX (same kNN edges, ~2x faster), else fp32
+    precision: Literal["auto", "fp32", "bf16"] = "auto"
+    batch_size: int | None = Field(None, ge=1)  # texts per model batch; None: 64 on cpu, 256 on a GPU
     cache_dir: Path | None = None  # default: the store's data_dir; share one across projects to reuse vectors
 
     def cache_path(self, data_dir: Path) -> Path:
@@ -75,6 +81,7 @@ class SimilarityConfig(Section):
 
 class EntityConfig(Section):
     spacy_model: str = "en_core_web_sm"
+    batch_size: int = Field(64, ge=1)  # texts per nlp.pipe batch (measured: bench/ingest.py)
 
 
 class TopicConfig(Section):
@@ -283,10 +290,14 @@ min_image_px = 150            # smaller uncaptioned images are decorative
 parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
 keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
 describe_images = true        # figure descriptions by the vision model (without one: captions)
+executor = "local"            # "local" or "ray" (per-document work on a Ray cluster; pip install hopgraph[ray])
+# ray_address = "auto"        # default: a local Ray instance; "auto" joins the running cluster
 
 [embeddings]
 model = "sentence-transformers/all-MiniLM-L6-v2"   # bundled offline; any sentence-transformers name or path
-batch_size = 64
+device = "auto"               # "auto" (cuda, then mps, else cpu), "cpu", "cuda" or "mps"
+precision = "auto"            # "auto" (bf16 on CPUs with AMX, else fp32), "fp32" or "bf16"
+# batch_size = 64             # default: 64 on cpu, 256 on a GPU
 # cache_dir = "~/.cache/hopgraph"  # default: data_dir; vectors are keyed by (model, text hash)
 
 [similarity]
@@ -295,6 +306,7 @@ min_score = 0.5               # cosine floor for SIMILAR_TO
 
 [entities]
 spacy_model = "en_core_web_sm"
+batch_size = 64               # texts per spaCy nlp.pipe batch
 
 [topics]
 resolution = 1.0              # Leiden resolution: higher gives more, smaller topics

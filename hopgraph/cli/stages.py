@@ -37,6 +37,12 @@ def ingest(
     budget_tokens: Optional[int] = BUDGET_TOKENS,
     no_cache: bool = NO_CACHE,
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate LLM calls and tokens; spend nothing."),
+    executor: Optional[str] = typer.Option(None, "--executor",
+                                           help='"local" or "ray" (per-document work as Ray tasks).'),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address",
+                                              help='Ray cluster to join ("auto", "ray://head:10001"); '
+                                                   "default: a local Ray instance."),
+    profile: bool = typer.Option(False, "--profile", help="Print seconds and items per stage."),
 ) -> None:
     """Read PDFs, markdown and text into the corpus graph."""
     from kg.pipeline import run_ingest
@@ -44,10 +50,16 @@ def ingest(
     s = state.settings()
     if glob:
         s.ingest.glob = glob
+    if executor:
+        if executor not in ("local", "ray"):
+            fail(f'--executor must be "local" or "ray", not {executor!r}')
+        s.ingest.executor = executor
+    if ray_address:
+        s.ingest.ray_address = ray_address
     llm_notice(s)
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
-                        dry_run=dry_run, console=err)
+                        dry_run=dry_run, console=err, profile=profile)
     raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down") else 0)
 
 

@@ -5,6 +5,7 @@ corpus domain and persona."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from kg.config import Settings
 
 
-def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.ndarray]) -> int:
+def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.ndarray], times=None) -> int:
     """SIMILAR_TO for documents not linked yet: new x (old + new), chunk-chunk and chunk-image."""
     from kg.enrich.similarity import knn_pairs, knn_pairs_incremental
 
@@ -23,6 +24,7 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     items = _nodes_for_knn(store)
     ids = [i["id"] for i in items]
     vecs = vectors(items)
+    t0 = time.perf_counter()
     is_new = np.array([i["doc_id"] in new_docs for i in items])
     is_chunk = np.array([i["label"] == "Chunk" for i in items])
     sim = settings.similarity
@@ -50,6 +52,8 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     for a, b, s in ci_pairs:
         c, i = (a, b) if label[a] == "Chunk" else (b, a)
         image_rows.append({"s": c, "d": i, "score": float(s), "cross_document": doc[c] != doc[i]})
+    if times is not None:
+        times.add("knn", time.perf_counter() - t0, len(chunk_rows) + len(image_rows))
     # Vectors on the Chunk nodes too, with the store's vector index, so the
     # graph doubles as a retrieval index (db.idx.vector / db.index.vector).
     store.ensure_vector_index("Chunk", "embedding", vecs.shape[1])
@@ -69,7 +73,7 @@ def _nodes_for_knn(store) -> list[dict]:
                "label": "Image", "kind": "image"} for i in images if (i["description"] or i["caption"])]
     return items
 
-def topics_and_domain(settings: Settings, store, client) -> dict:
+def topics_and_domain(settings: Settings, store, client, times=None) -> dict:
     """Leiden topics over the whole corpus, then the corpus domain and persona."""
     from kg.enrich.domain import infer_domain_persona
     from kg.enrich.topics import detect_topics
@@ -77,8 +81,11 @@ def topics_and_domain(settings: Settings, store, client) -> dict:
     chunks = store.run("walk_chunks")
     edges = [(r["s"], r["d"], float(r["score"])) for r in store.run("chunk_similarity_edges")]
     t = settings.topics
+    t0 = time.perf_counter()
     result = detect_topics([c["id"] for c in chunks], [c["text"] or "" for c in chunks], edges,
                            t.resolution, t.seed)
+    if times is not None:
+        times.add("topics", time.perf_counter() - t0, len(result.topics))
     store.run("clear_topics")
     store.write("upsert_topics", [{"id": tp["id"], "level": tp.get("level", 0),
                                         "keywords": list(tp["keywords"]), "size": tp["size"]}

@@ -13,6 +13,8 @@ from kg.config import Settings
 from kg.models import IngestError, ParsedDocument
 from kg.pipeline.corpus import link_similar, topics_and_domain
 from kg.pipeline.files import DocReport, portable_path
+from kg.pipeline.prepare import PreparedDocument, pooled_vectors, prepare_document
+from kg.pipeline.timings import StageTimes, TimedStore
 from kg.pipeline.writes import write_document, write_metadata
 
 
@@ -22,15 +24,14 @@ class Ingestor:
     def __init__(self, settings: Settings, store, client=None, keypoints: bool = True,
                  describe_images: bool = True, console=None):
         self.settings = settings
-        self.store = store
+        self.times = StageTimes()
+        self.store = TimedStore(store, self.times)
         self.client = client
         self.do_keypoints = keypoints
         self.do_describe = describe_images
         self.console = console
         data = settings.store.data_dir
         self.assets_dir = data / "assets"
-        self.reader_options = {"min_image_px": settings.ingest.min_image_px,
-                               "parse_workers": settings.ingest.parse_workers}
         from kg.enrich.embeddings import Embedder
 
         # One worker: LLM calls never run two batches at once, and their order is kept.
@@ -38,8 +39,7 @@ class Ingestor:
         self._pending: list = []
         self._warm = None
         self.llm_down = False
-        self.embedder = Embedder(settings.embeddings.model, settings.embeddings.cache_path(data),
-                                 settings.embeddings.batch_size)
+        self.embedder = Embedder.from_settings(settings.embeddings, settings.embeddings.cache_path(data))
         self._extractor = None
 
     @property
@@ -47,60 +47,79 @@ class Ingestor:
         if self._extractor is None:
             from kg.enrich.entities import EntityExtractor
 
-            self._extractor = EntityExtractor(self.settings.entities.spacy_model)
+            with self.times.stage("model load"):
+                self._extractor = EntityExtractor(self.settings.entities.spacy_model,
+                                                  self.settings.entities.batch_size)
         return self._extractor
 
+    @property
+    def read_options(self) -> dict[str, int]:
+        """kg.ingest.read_document's options from [ingest]."""
+        cfg = self.settings.ingest
+        return {"min_image_px": cfg.min_image_px, "parse_workers": cfg.parse_workers}
+
     # ---- one document ------------------------------------------------------
-    def ingest_document(self, path: Path, doc_id: str, parse=None) -> DocReport:
+    def ingest_document(self, path: Path, doc_id: str, parse=None, prepared: "PreparedDocument | None" = None
+                        ) -> DocReport:
         """Read, chunk, describe, extract and write one document.
 
         The LLM work runs on one worker thread so its waiting overlaps this
         thread's compute: image descriptions while the text is chunked, and a
         document's keypoints while the next document is parsed. The document
         is marked `ingested` by the worker once its keypoints are written
-        (see drain()).
+        (see drain()). `prepared` is the text side already done elsewhere
+        (a Ray task: kg.pipeline.ray_executor); its vectors join the cache here.
         """
-        from kg.ingest import read_document
-        from kg.enrich.chunking import chunk_document
-        from kg.enrich.references import caption_links, resolve_references
-
         report = DocReport(str(path), "pending", doc_id=doc_id)
-        # `parse` is a Future from the prefetching process, when there is one.
-        parsed = parse.result() if parse is not None else read_document(path, self.assets_dir, **self.reader_options)
+        parsed = prepared.parsed if prepared is not None else self._parse(path, parse)
         parsed.path = portable_path(path)
         described = self._llm_worker.submit(self._describe, parsed)
         if self._warm is not None:
             self._warm.result()
-        cfg = self.settings.ingest
-        chunks = chunk_document(parsed, doc_id, cfg.chunking, self.embedder.encode, cfg.min_tokens,
-                                cfg.max_tokens, size=cfg.fixed_size, overlap=cfg.fixed_overlap)
-        if not chunks:
-            raise IngestError("no text found")
-        resolved, unresolved = resolve_references(chunks, parsed.images)
-        captions = caption_links(chunks, parsed.images)
+        if prepared is None:
+            prepared = prepare_document(parsed, doc_id, self.settings, self.embedder, self.extractor, self.times)
+        else:
+            self.embedder.store(prepared.vectors)
+            self.times.merge(prepared.times)
+        chunks = prepared.chunks
         descriptions = described.result()
-
-        chunk_texts = [c.text for c in chunks]
         image_texts = [descriptions[i.id]["description"] or i.caption or i.alt or "" for i in parsed.images]
-        mentions = self.extractor.extract_many(chunk_texts + image_texts)
+        with self.times.stage("entities", items=len(image_texts)):
+            mentions = prepared.mentions + (self.extractor.extract_many(image_texts) if image_texts else [])
         # Computed now so they are cached for kNN (a killed run keeps them).
         self.vectors([{"text": c.text, "label": "Chunk", "kind": c.kind} for c in chunks]
                      + [{"text": t, "label": "Image", "kind": "image"} for t in image_texts if t])
 
-        write_document(self.store, parsed, doc_id, chunks, descriptions, resolved, captions, mentions)
+        write_document(self.store, parsed, doc_id, chunks, descriptions, prepared.resolved, prepared.captions,
+                       mentions)
         write_metadata(self.store, path, doc_id)
 
         report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
         report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
-        report.references_resolved, report.references_unresolved = len(resolved), len(unresolved)
+        report.references_resolved, report.references_unresolved = len(prepared.resolved), prepared.unresolved
         report.entities = len({m.entity_id for ms in mentions for m in ms})
         report.warnings = list(parsed.warnings)
         future = self._llm_worker.submit(self._finish_document, report, chunks, parsed, descriptions, mentions)
         self._pending.append((report, future))
         return report
 
+    def _parse(self, path: Path, parse) -> ParsedDocument:
+        """`parse` is a Future from the prefetcher (parsed, seconds), when there is one."""
+        if parse is not None:
+            parsed, seconds = parse.result()
+        else:
+            from kg.pipeline.prefetch import timed_read
+
+            parsed, seconds = timed_read(path, self.assets_dir, **self.read_options)
+        self.times.add("parse", seconds, parsed.pages)
+        # A reader may time its own parts (e.g. {"tables": s}); they are shown beside "parse".
+        for stage, part in (getattr(parsed, "stage_seconds", None) or {}).items():
+            self.times.add(stage, part, parsed.tables if stage == "tables" else 0)
+        return parsed
+
     def _finish_document(self, report: DocReport, chunks, parsed, descriptions, mentions) -> None:
-        n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
+        with self.times.stage("llm"):
+            n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
         report.keypoints = n_kp
         failures = list(getattr(descriptions, "failures", [])) + kp_failures
         if failures:
@@ -123,7 +142,9 @@ class Ingestor:
         """Load the embedding model and spaCy on a side thread while the first
         document is parsed (together about 8 s of a cold start)."""
         def load() -> None:
-            _ = self.embedder.model, self.extractor
+            with self.times.stage("model load"):
+                _ = self.embedder.model
+            _ = self.extractor
 
         self._warm = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-warm").submit(load)
 
@@ -141,6 +162,10 @@ class Ingestor:
         self._llm_worker.shutdown()
 
     def _describe(self, parsed: ParsedDocument) -> dict[str, dict]:
+        with self.times.stage("llm"):
+            return self._describe_images(parsed)
+
+    def _describe_images(self, parsed: ParsedDocument) -> dict[str, dict]:
         from kg.enrich.describe import describe_images
 
         images = [{"id": i.id, "path": i.path, "caption": i.caption, "nearby_text": i.nearby_text, "alt": i.alt}
@@ -190,28 +215,21 @@ class Ingestor:
         texts = [i["text"] for i in items]
         if self.settings.ingest.chunking != "semantic" or not items:
             return self.embedder.encode(texts)
-        from kg.enrich.chunking import split_sentences
-
         out = np.zeros((len(items), self.embedder.dim), dtype=np.float32)
         direct = [j for j, i in enumerate(items) if i["label"] != "Chunk" or i.get("kind") != "text"]
         if direct:
             out[direct] = self.embedder.encode([texts[j] for j in direct])
         pooled = [j for j, i in enumerate(items) if i["label"] == "Chunk" and i.get("kind") == "text"]
         if pooled:
-            sentences, starts = [], []
-            for j in pooled:
-                starts.append(len(sentences))
-                sentences.extend(split_sentences(texts[j]) or [texts[j]])
-            sums = np.add.reduceat(self.embedder.encode(sentences), starts, axis=0)
-            out[pooled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+            out[pooled] = pooled_vectors([texts[j] for j in pooled], self.embedder)
         return out
 
     # ---- corpus level (kg.pipeline.corpus), with this run's models ---------------
     def link_similar(self) -> int:
-        return link_similar(self.settings, self.store, self.vectors)
+        return link_similar(self.settings, self.store, self.vectors, self.times)
 
     def topics_and_domain(self) -> dict:
-        return topics_and_domain(self.settings, self.store, self.client)
+        return topics_and_domain(self.settings, self.store, self.client, self.times)
 
 
 class _Descriptions(dict):

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,33 +35,50 @@ class IngestPlan:
 
 def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, describe_images=None,
                max_calls=None, budget_tokens=None, no_cache=False, dry_run=False, console=None,
-               client=None) -> dict:
+               client=None, profile: bool = False) -> dict:
     """Ingest files into the graph; returns the run summary. Idempotent and resumable.
 
     `client` lets a caller (`build`) share one LLM client, and so one budget,
     across stages; without it one is opened when an LLM is configured.
+    settings.ingest.executor "ray" runs the per-document text work as Ray
+    tasks (kg.pipeline.ray_executor); everything else is the same. `profile`
+    prints the stage timings (they are in the run manifest either way).
     """
     from rich.console import Console
 
     from kg.llm.client import open_client
+    from kg.runs import RunManifest
 
     console = console or Console(stderr=True)
+    manifest = RunManifest(settings.store.data_dir, "ingest", config=settings)  # started now: "seconds" is the run
     do_kp = settings.ingest.keypoints if keypoints is None else keypoints
     do_desc = settings.ingest.describe_images if describe_images is None else describe_images
     if client is None:
         client = open_client(settings, no_cache=no_cache, max_calls=max_calls,
                              budget_tokens=budget_tokens, dry_run=dry_run)
+    started = time.perf_counter()
     done = {r["id"]: r for r in store.run("document_states")}
     plan = plan_ingest(settings, [Path(p) for p in paths], done, dry_run)
     if dry_run:
         return estimate_ingest(settings, plan.files, done, do_kp, do_desc, console)
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     try:
-        ingest_documents(ingestor, plan, console)
+        if settings.ingest.executor == "ray" and plan.todo:
+            from kg.pipeline.ray_executor import ingest_documents_on_ray
+
+            ingest_documents_on_ray(ingestor, plan, console)
+        else:
+            ingest_documents(ingestor, plan, console)
     finally:
         ingestor.close()
     summary = link_corpus(ingestor, plan)
-    record_run(settings, client, plan, summary, console)
+    ingestor.times.add("embed", ingestor.embedder.model_seconds, ingestor.embedder.computed)
+    if client is not None:
+        ingestor.times.add_items("llm", client.accounting.to_dict()["total"]["calls"])
+    manifest.set("stages", ingestor.times.to_dict())
+    if profile:
+        console.print(ingestor.times.table(time.perf_counter() - started), highlight=False)
+    record_run(manifest, client, plan, summary, console)
     return summary
 
 
@@ -93,11 +112,16 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
     if todo:
         ingestor.warm_up()  # something will be ingested: load the models meanwhile
     client = ingestor.client
-    with Prefetcher(ingestor.assets_dir, len(todo) > 1, ingestor.reader_options) as parser:
+    cores = os.cpu_count() or 1
+    with Prefetcher(ingestor.assets_dir, len(todo) > 1, **ingestor.read_options) as parser:
         for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
             pending_parse = parser.get(path)
             if i + 1 < len(todo):
                 parser.start(todo[i + 1][0])  # parsed in another process while this one embeds
+            # Leave a core to the parse worker and the LLM thread: torch and the parser fought
+            # over 2 cores (embedding 23.5 s alone, 66.8 s beside it), and on a busy machine
+            # torch's spinning threads made small per-document batches 20x slower.
+            ingestor.embedder.limit_threads(cores - 1 if i + 1 < len(todo) or parser.busy else cores)
             plan.reports.append(_ingest_one(ingestor, path, doc_id, pending_parse))
             if client is not None and client.budget_exhausted:
                 console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
@@ -109,11 +133,12 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
                 console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
                               "Work done is saved; re-run to continue.")
                 break
+    ingestor.embedder.limit_threads(cores)
 
 
-def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse) -> DocReport:
+def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prepared=None) -> DocReport:
     try:
-        return ingestor.ingest_document(path, doc_id, pending_parse)
+        return ingestor.ingest_document(path, doc_id, pending_parse, prepared)
     except IngestError as exc:
         return DocReport(str(path), "failed", str(exc))
     except Exception as exc:  # a bug or a library failure on one file must not stop the run
@@ -138,11 +163,8 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan) -> dict:
     return summary
 
 
-def record_run(settings: Settings, client, plan: IngestPlan, summary: dict, console) -> None:
-    from kg.runs import RunManifest
-
+def record_run(manifest, client, plan: IngestPlan, summary: dict, console) -> None:
     print_report(console, plan.reports, summary)
-    manifest = RunManifest(settings.store.data_dir, "ingest", config=settings)
     manifest.set("summary", summary)
     manifest.set("documents", [r.__dict__ for r in plan.reports])
     if client is not None:

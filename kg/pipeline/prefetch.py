@@ -1,42 +1,66 @@
-"""Parsing the next file in another process while this one embeds."""
+"""Parsing the next file while this one embeds."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+# Where the next file is parsed. kg.ingest reads the pages of a PDF in its own
+# worker processes ([ingest] parse_workers), so a thread is enough to overlap
+# that wait with this file's embedding; a process here would nest pools.
+# "process" (one spawned worker) is kept for parse_workers = 1.
+MODE = "thread"
+
+
+def timed_read(path: Path, assets_dir: Path, **options: int):
+    """read_document (options: min_image_px, parse_workers) and the seconds it took: the "parse" stage."""
+    from kg.ingest import read_document
+
+    t0 = time.perf_counter()
+    parsed = read_document(path, assets_dir, **options)
+    return parsed, time.perf_counter() - t0
 
 
 class Prefetcher:
-    """Parses the next file in a separate process while this one embeds the
-    current one: parsing (pymupdf, its table layout model) and embedding
-    (torch) then share the machine instead of taking turns. A spawned
-    process, not a fork: forking after torch has started its threads can hang.
-    The process ends with its parent, even after a SIGKILL (a watchdog thread).
+    """Parses the next file beside the current one's embedding: parsing
+    (pymupdf, its table layout model) and embedding (torch) then share the
+    machine instead of taking turns. A spawned process, not a fork: forking
+    after torch has started its threads can hang. `get` gives a Future of
+    (ParsedDocument, seconds).
     """
 
-    def __init__(self, assets_dir: Path, enabled: bool, reader_options: dict | None = None):
+    def __init__(self, assets_dir: Path, enabled: bool, mode: str | None = None, **options: int):
         self.assets_dir = assets_dir
+        self.options = options
         self.enabled = enabled
-        self.reader_options = reader_options or {}
+        self.mode = mode or MODE
         self.pool = None
         self.futures: dict[Path, object] = {}
 
     def __enter__(self) -> "Prefetcher":
         if self.enabled:
             import multiprocessing
-            import os
-            from concurrent.futures import ProcessPoolExecutor
+            from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
-            from kg.ingest.pdf.workers import die_with_parent
+            if self.mode == "thread":
+                self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-parse")
+            else:
+                import os
 
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=die_with_parent, initargs=(os.getpid(),))
+                from kg.ingest.pdf.workers import die_with_parent
+
+                self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=die_with_parent, initargs=(os.getpid(),))
         return self
+
+    @property
+    def busy(self) -> bool:
+        """A parse is running beside us (torch should leave it a core)."""
+        return any(not f.done() for f in self.futures.values())
 
     def start(self, path: Path) -> None:
         if self.pool is not None and path not in self.futures:
-            from kg.ingest import read_document
-
-            self.futures[path] = self.pool.submit(read_document, path, self.assets_dir, **self.reader_options)
+            self.futures[path] = self.pool.submit(timed_read, path, self.assets_dir, **self.options)
 
     def get(self, path: Path):
         return self.futures.pop(path, None)

@@ -7,7 +7,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kg.enrich.embeddings import DEFAULT_MODEL, Embedder
+from kg.enrich.embeddings import DEFAULT_MODEL, Embedder, cpu_has_amx, pick_precision, token_batches
 
 TEXTS = [
     "The FAA issued an airworthiness directive for the Boeing 737 MAX.",
@@ -67,7 +67,8 @@ def test_other_model_name_is_other_cache_key(first_run, cache_path):
     other = Embedder(model_name=local_path, cache_path=cache_path, progress=False)
     out = other.encode(TEXTS[:2])
     assert other.computed == 2
-    np.testing.assert_allclose(out, first_run[1][:2], atol=1e-5)
+    # bf16 (on CPUs with AMX) rounds differently in another batch: same vector up to cosine 0.9999
+    assert np.all(np.einsum("ij,ij->i", out, first_run[1][:2]) > 0.9999)
     with sqlite3.connect(cache_path) as conn:
         models = {m for (m,) in conn.execute("SELECT DISTINCT model FROM embeddings")}
     assert models == {DEFAULT_MODEL, local_path}
@@ -90,3 +91,47 @@ def test_sliced_encode_caches_every_slice(tmp_path):
         assert conn.execute("SELECT count(*) FROM embeddings").fetchone()[0] == 20
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     emb.close()
+
+
+# ---- speed: token batching, bf16, device ---------------------------------------------------------
+
+MIXED = [("Short one. " * k).strip() for k in (1, 40, 2, 3, 60, 1, 5)] + TEXTS
+
+
+def test_token_batching_gives_the_vectors_of_plain_sentence_transformers():
+    emb = Embedder(cache_path=None, progress=False, batch_size=2, precision="fp32")
+    plain = emb.model.encode(MIXED, batch_size=2, normalize_embeddings=True, convert_to_numpy=True)
+    ours = emb.encode(MIXED)
+    np.testing.assert_allclose(ours, plain, atol=1e-5)
+
+
+def test_token_batches_bound_padded_tokens_and_keep_every_index():
+    lengths = [5, 300, 7, 7, 120, 6, 5, 5]
+    batches = token_batches(lengths, token_budget=256, max_texts=4)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) <= 4
+        assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 256  # a lone long text may exceed it
+    assert batches[0] == [1]  # longest first, alone: nothing else fits beside 300 tokens
+
+
+@pytest.mark.skipif(not cpu_has_amx(), reason="bf16 is used only on CPUs with AMX")
+def test_bf16_on_amx_keeps_the_vectors():
+    fp32 = Embedder(cache_path=None, progress=False, precision="fp32")
+    bf16 = Embedder(cache_path=None, progress=False, precision="bf16")
+    bf16._model = fp32.model  # same weights; autocast decides the precision
+    cos = np.einsum("ij,ij->i", fp32.encode(MIXED), bf16.encode(MIXED))
+    assert cos.min() > 0.9999
+
+
+def test_auto_device_and_batch_follow_the_hardware(monkeypatch):
+    import torch
+
+    assert Embedder(cache_path=None).device == ("cuda" if torch.cuda.is_available() else "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert Embedder(cache_path=None).device == "cuda"
+    assert Embedder(cache_path=None).batch_size == 256
+    assert Embedder(cache_path=None, batch_size=8).batch_size == 8
+    assert Embedder(cache_path=None, device="cpu").batch_size == 64
+    assert pick_precision("auto", "cuda") == "fp32"
+    assert pick_precision("auto", "cpu") == ("bf16" if cpu_has_amx() else "fp32")

@@ -1,0 +1,131 @@
+"""`hopgraph ingest --executor ray`: the per-document text work on a Ray cluster.
+
+Each Ray actor (one CPU each, models loaded once) parses a file and prepares
+its text side (kg.pipeline.prepare: chunks, references, chunk entities, chunk
+vectors); the ingesting process takes the results in the order the local
+executor would, then does what needs the store or the LLM, exactly as it
+does locally: image descriptions, image entities, the writes, keypoints. The
+corpus-level steps (kNN over all documents, topics) run once, after, in this
+process, over what the store holds, so they do not depend on which worker
+prepared which document. Same inputs, same graph as `--executor local`.
+
+On a cluster: hopgraph must be installed on every node, and the input files
+readable at the same path on every node (a shared filesystem); extracted
+images come back with the results and are written to this run's data dir.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kg.errors import ConfigError
+from kg.models import IngestError
+from kg.pipeline.document import Ingestor
+from kg.pipeline.files import DocReport
+
+
+class DocumentWorker:
+    """A Ray actor's state: the models, loaded once, and no store or LLM client."""
+
+    def __init__(self, settings: Any) -> None:
+        from kg.enrich.embeddings import Embedder, set_torch_threads
+        from kg.enrich.entities import EntityExtractor
+
+        set_torch_threads(1)  # one actor per CPU
+        self.settings = settings
+        self.embedder = Embedder.from_settings(settings.embeddings, None, progress=False)
+        t0 = time.perf_counter()
+        _ = self.embedder.model  # loaded now, not inside the first document's chunking
+        self.extractor = EntityExtractor(settings.entities.spacy_model, settings.entities.batch_size)
+        self.load_seconds = time.perf_counter() - t0  # reported with the first document
+
+    def prepare(self, path: str, doc_id: str) -> tuple[Any, dict[str, bytes], str]:
+        """(PreparedDocument or None, extracted assets by relative path, failure reason or "")."""
+        from kg.pipeline.prefetch import timed_read
+        from kg.pipeline.prepare import prepare_document
+        from kg.pipeline.timings import StageTimes
+
+        times = StageTimes()
+        times.add("model load", self.load_seconds)
+        self.load_seconds = 0.0
+        seconds, computed = self.embedder.model_seconds, self.embedder.computed
+        with tempfile.TemporaryDirectory(prefix="hopgraph-ray-") as tmp:
+            assets_dir = Path(tmp)
+            try:
+                # one actor per CPU already: pages are read in this process (no nested pool)
+                parsed, parse_seconds = timed_read(Path(path), assets_dir, parse_workers=1,
+                                                   min_image_px=self.settings.ingest.min_image_px)
+                times.add("parse", parse_seconds, parsed.pages)
+                prepared = prepare_document(parsed, doc_id, self.settings, self.embedder, self.extractor, times)
+            except IngestError as exc:
+                return None, {}, str(exc)
+            except Exception as exc:  # one file's failure is reported, the run goes on
+                return None, {}, f"unexpected error: {type(exc).__name__}: {exc}"
+            assets = {}
+            for image in parsed.images:
+                relative = str(Path(image.path).relative_to(assets_dir))
+                assets[relative] = Path(image.path).read_bytes()
+                image.path = relative
+        times.add("embed", self.embedder.model_seconds - seconds, self.embedder.computed - computed)
+        prepared.times = times.to_dict()
+        return prepared, assets, ""
+
+
+def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None:
+    """The plan's new documents, prepared by Ray actors, finished here in the local order."""
+    ray = _ray(ingestor.settings.ingest.ray_address)
+    from ray.util import ActorPool
+
+    todo = sorted(plan.todo, key=lambda item: item[2])  # the local executor's order: same writes, same graph
+    ingestor.warm_up()
+    n_actors = max(1, min(len(todo), int(ray.available_resources().get("CPU", 1))))
+    worker = ray.remote(num_cpus=1)(DocumentWorker)
+    actors = [worker.remote(ingestor.settings) for _ in range(n_actors)]
+    pool = ActorPool(actors)
+    client = ingestor.client
+    try:
+        results = pool.map(lambda actor, item: actor.prepare.remote(str(Path(item[0]).resolve()), item[1]), todo)
+        for (path, doc_id, _), (prepared, assets, reason) in zip(todo, results):
+            plan.reports.append(_finish(ingestor, path, doc_id, prepared, assets, reason))
+            if client is not None and client.budget_exhausted:
+                console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
+                break
+            if client is not None and client.endpoint_down:
+                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
+                break
+            if ingestor.llm_down:
+                console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
+                              "Work done is saved; re-run to continue.")
+                break
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+
+
+def _finish(ingestor: Ingestor, path: Path, doc_id: str, prepared: Any, assets: dict[str, bytes],
+            reason: str) -> DocReport:
+    from kg.pipeline.ingest import _ingest_one
+
+    if prepared is None:
+        return DocReport(str(path), "failed", reason)
+    for relative, data in assets.items():
+        target = ingestor.assets_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    for image in prepared.parsed.images:
+        image.path = str(ingestor.assets_dir / image.path)
+    return _ingest_one(ingestor, path, doc_id, None, prepared)
+
+
+def _ray(address: str | None) -> Any:
+    """Ray, connected: to `address`, or a local instance; a caller's ray.init() is used as is."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError('--executor ray needs Ray: pip install "hopgraph[ray]"') from None
+    if not ray.is_initialized():
+        ray.init(address=address, log_to_driver=False, include_dashboard=False, configure_logging=False)
+    return ray
