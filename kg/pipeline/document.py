@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.config import Settings
-from kg.models import IngestError, ParsedDocument
+from kg.models import ParsedDocument
 from kg.pipeline.corpus import link_similar, topics_and_domain
 from kg.pipeline.files import DocReport, portable_path
 from kg.pipeline.prepare import PreparedDocument, pooled_vectors, prepare_document
