@@ -61,6 +61,12 @@ bench: install-test
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/generate.py --latency 2.0
 	$(BIN)/python bench/calibrate_have.py
+	$(BIN)/python bench/parse.py
+	$(BIN)/python bench/hygiene.py
+	$(BIN)/python bench/eval_retrieval.py
+	$(BIN)/python bench/hotpotqa_linkage.py
+	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/vs_ragas.py
 
 clean:
 	rm -rf $(VENV) $(LLM_VENV) node_modules .hopgraph .hopgraph-demo out

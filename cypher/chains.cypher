@@ -66,12 +66,6 @@ SET a.status = 'accepted'
 MATCH (c:Chain)
 RETURN c.id AS id, c.status AS status, c.graph_type AS graph_type, c.hops AS hops
 
-// name: chains_for_dedup
-MATCH (c:Chain)
-WHERE c.status IN ['accepted', 'duplicate']
-RETURN c.id AS id, c.question AS question, c.answer AS answer, c.evidence_ids AS evidence_ids,
-       c.doc_ids AS doc_ids, c.hops AS hops, c.score AS score, c.graph_type AS graph_type
-
 // name: chains_for_export
 MATCH (c:Chain)
 RETURN c {.*} AS chain
@@ -90,10 +84,6 @@ ORDER BY chain_id, h.index
 // name: duplicates_of
 MATCH (a:Chain)-[e:DUPLICATE_OF]->(b:Chain)
 RETURN a.id AS duplicate, b.id AS kept, e.score AS score
-
-// name: chunk_topics
-MATCH (c:Chunk)-[:IN_TOPIC]->(t:Topic)
-RETURN c.id AS chunk_id, t.id AS topic_id
 
 // Quality figures of accepted chains (builders/stats.py quality_figures).
 

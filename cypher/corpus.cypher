@@ -133,11 +133,6 @@ MERGE (a)-[:IN_TOPIC]->(b)
 MATCH (t:Topic)
 DETACH DELETE t
 
-// name: set_image_descriptions
-UNWIND $rows AS r
-MATCH (n:Image {id: r.id})
-SET n.description = r.description, n.description_source = r.description_source
-
 // name: upsert_corpus_meta
 UNWIND $rows AS r
 MERGE (n:Corpus {id: r.id})

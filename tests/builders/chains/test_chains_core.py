@@ -10,7 +10,7 @@ import re
 import pytest
 
 from tests.builders.chains.synthetic import FURNITURE, build_synthetic_corpus
-from tests.conftest import make_settings
+from testing_support import make_settings
 
 
 class Quiet:

@@ -12,7 +12,7 @@ import pytest
 
 from builders.chains.necessity import judge, token_f1
 from tests.builders.chains.synthetic import build_synthetic_corpus
-from tests.conftest import make_settings
+from testing_support import make_settings
 from tests.fake_llm import system_text, user_text
 from tests.llm_server import ScriptedLLMServer, ok
 

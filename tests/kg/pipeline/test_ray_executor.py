@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, ROOT, make_settings, needs_corpus
+from testing_support import CORPUS, ROOT, make_settings, needs_corpus
 
 pytestmark = needs_corpus
 ray = pytest.importorskip("ray")
