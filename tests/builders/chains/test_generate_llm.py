@@ -27,7 +27,7 @@ from tests.llm_server import ScriptedLLMServer
 pytestmark = [needs_corpus, pytest.mark.timeout(900)]
 
 WIKI = CORPUS / "text" / "wiki_hotpotqa_train100"
-N_WIKI = 40
+N_WIKI = 100
 GEN_MODEL = "fake-generator"
 VER_MODEL = "fake-verifier"
 CHAIN_TASKS = ("verbalize_chain", "verify_chain")
