@@ -58,6 +58,19 @@ class Ingestor:
         cfg = self.settings.ingest
         return {"min_image_px": cfg.min_image_px, "parse_workers": cfg.parse_workers}
 
+    def stop_reason(self) -> str | None:
+        """Why the run must stop after this document (budget spent, endpoint
+        down), or None; every executor asks the same question."""
+        client = self.client
+        if client is not None and client.budget_exhausted:
+            return "LLM budget reached; stopping. Work done is saved; re-run to continue."
+        if client is not None and client.endpoint_down:
+            return f"stopped: {client.down_message()}"
+        if self.llm_down:
+            return ("every LLM call for a document failed (endpoint down?); stopping. "
+                    "Work done is saved; re-run to continue.")
+        return None
+
     # ---- one document ------------------------------------------------------
     def ingest_document(self, path: Path, doc_id: str, parse=None, prepared: "PreparedDocument | None" = None
                         ) -> DocReport:

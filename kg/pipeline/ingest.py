@@ -111,7 +111,6 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
     todo = sorted(plan.todo, key=lambda item: item[2])
     if todo:
         ingestor.warm_up()  # something will be ingested: load the models meanwhile
-    client = ingestor.client
     cores = os.cpu_count() or 1
     with Prefetcher(ingestor.assets_dir, len(todo) > 1, **ingestor.read_options) as parser:
         for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
@@ -123,15 +122,9 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             # torch's spinning threads made small per-document batches 20x slower.
             ingestor.embedder.limit_threads(cores - 1 if i + 1 < len(todo) or parser.busy else cores)
             plan.reports.append(_ingest_one(ingestor, path, doc_id, pending_parse))
-            if client is not None and client.budget_exhausted:
-                console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
-                break
-            if client is not None and client.endpoint_down:
-                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
-                break
-            if ingestor.llm_down:
-                console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
-                              "Work done is saved; re-run to continue.")
+            reason = ingestor.stop_reason()
+            if reason:
+                console.print(f"ingest: {reason}", highlight=False)
                 break
     ingestor.embedder.limit_threads(cores)
 

@@ -85,20 +85,13 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
     worker = ray.remote(num_cpus=1)(DocumentWorker)
     actors = [worker.remote(ingestor.settings) for _ in range(n_actors)]
     pool = ActorPool(actors)
-    client = ingestor.client
     try:
         results = pool.map(lambda actor, item: actor.prepare.remote(str(Path(item[0]).resolve()), item[1]), todo)
         for (path, doc_id, _), (prepared, assets, reason) in zip(todo, results):
             plan.reports.append(_finish(ingestor, path, doc_id, prepared, assets, reason))
-            if client is not None and client.budget_exhausted:
-                console.print("ingest: LLM budget reached; stopping. Work done is saved; re-run to continue.")
-                break
-            if client is not None and client.endpoint_down:
-                console.print(f"ingest: stopped: {client.down_message()}", highlight=False)
-                break
-            if ingestor.llm_down:
-                console.print("ingest: every LLM call for a document failed (endpoint down?); stopping. "
-                              "Work done is saved; re-run to continue.")
+            reason = ingestor.stop_reason()
+            if reason:
+                console.print(f"ingest: {reason}", highlight=False)
                 break
     finally:
         for actor in actors:
