@@ -23,34 +23,19 @@ from kg.llm.classify import retry_after as _retry_after
 from kg.llm.client import TokenBucket, estimate_tokens
 from kg.llm.structured import ReplyError
 
-try:
-    from tests.llm_server import (
-        ScriptedLLMServer,
-        empty,
-        fenced,
-        hang,
-        malformed,
-        ok,
-        rate_limited,
-        refusal,
-        server_error,
-        status,
-        text_around,
-    )
-except ImportError:  # tests/ on sys.path instead of the repo root
-    from llm_server import (  # type: ignore[no-redef]
-        ScriptedLLMServer,
-        empty,
-        fenced,
-        hang,
-        malformed,
-        ok,
-        rate_limited,
-        refusal,
-        server_error,
-        status,
-        text_around,
-    )
+from tests.llm_server import (
+    ScriptedLLMServer,
+    empty,
+    fenced,
+    hang,
+    malformed,
+    ok,
+    rate_limited,
+    refusal,
+    server_error,
+    status,
+    text_around,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
