@@ -150,6 +150,8 @@ class StatementIndex:
                 continue
             clash = sum(e in avoid for e in sentence.spans if e != target)
             st = Statement(sentence.text, target, sentence.text[span[0]:span[1]])
+            if self.gives_away(st):
+                continue
             key = (clash, n_words)
             if best is None or key < best[:2]:
                 best = (clash, n_words, st)
@@ -164,7 +166,7 @@ class StatementIndex:
                 continue
             st = self._relation_in(sentence, a, b, incoming, target, self._check_verbs(node_id),
                                   self.rules.can_bridge)
-            if st is None:
+            if st is None or self.gives_away(st):
                 continue
             # Fewest other entities first (each is a possible way around the hop), then shortest.
             key = (sum(1 for e in sentence.spans if e not in (incoming, target) and
@@ -172,6 +174,17 @@ class StatementIndex:
             if best is None or key < best[0]:
                 best = (key, st)
         return best[1] if best else None
+
+    def gives_away(self, st: Statement) -> bool:
+        """The statement as the question shows it still names its answer ("two ___ disagree ... an
+        AOA sensor failure") or the previous hop's answer it stands for ("B and Farber (2019) ... (e.g.
+        Saier and Farber (2019)"): a reader could skip a hop."""
+        text = st.blanked()
+        if st.incoming:
+            text = replace_once(text, st.incoming_surface, "A")
+            if find_surface(self.names(st.incoming), text) is not None:
+                return True
+        return find_surface(self.names(st.target), text) is not None
 
     @staticmethod
     def _relation_in(sentence: Sentence, a: tuple[int, int], b: tuple[int, int],
@@ -233,6 +246,8 @@ class StatementIndex:
 
 _CLAUSE_BREAK = re.compile(r"(?:^|[,;:(\u2014]\s*|\s-\s)")
 _RUNS_ON = re.compile(r"^\s?(?:[\d\u2013\u2014-]|[A-Z][\w\-]*\b)|^\.\s?\d")
+# An author in a citation ("Liu et al. (2019a)", "Saier and Farber (2019)") is a reference, not a fact.
+_CITED = re.compile(r"^(?:\s+et\s+al\b|\s+and\s+\S+(?:\s+et\s+al\.?)?,?\s+\(?(?:19|20)\d{2}|,\s+(?:19|20)\d{2}\b)")
 _ENUMERATOR = re.compile(r"^(?:\(\w{1,4}\)|\w{1,3}\)|\d{1,3}\.?)\s+(?=[A-Z(])")
 _FOOTNOTE = re.compile(r"(?<=[),.;])\d{1,2}(?=\s)")
 FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})  # a verb that makes a statement, not a participle
@@ -248,9 +263,10 @@ def whole_name(text: str, span: tuple[int, int]) -> bool:
     """The entity can be blanked: it is not the head of a longer name or code that runs on
     after it, nor half of an acronym definition ("Speed Trim System (STS)") whose other
     half would give the blank away."""
-    after = text[span[1]:span[1] + 12]
+    after = text[span[1]:span[1] + 30]
     before = text[max(0, span[0] - 2):span[0]]
-    return not (_RUNS_ON.match(after) or after.startswith((" (", "(")) or before.endswith("("))
+    return not (_RUNS_ON.match(after) or after.startswith((" (", "(")) or before.endswith("(")
+                or _CITED.match(after))
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -122,15 +122,26 @@ class Walker:
     TRIES = 12
 
     def step(self, current: str, incoming: str, visited: list[str], want: str = "Chunk",
-             avoid_entities: set[str] = frozenset(), onward: str = "") -> tuple[str, str] | None:
+             avoid_entities: set[str] = frozenset(), onward: str = "",
+             earlier: set[str] | None = None) -> tuple[str, str] | None:
         """Next node of label `want`, entered through a bridge of `current`: (entity, node).
 
         The entered node must itself name the bridge in a usable sentence. With
         probability 0.8 another document is preferred (when one qualifies).
+
+        `earlier` (the entities the hops before `current` mention) asks for a
+        clean step: the bridge is new at `current`, and the entered node names
+        none of the chain's other bridges. A bridge an earlier hop already
+        names, or a later hop that names an earlier bridge, lets a reader skip
+        the hops in between: verification rejected most long chains for that.
         """
         entities = [e for e in self.outgoing(current, incoming)
                     if e not in avoid_entities and e != incoming and self.bridgeable(e)]
         self.rng.shuffle(entities)
+        if earlier is not None:
+            # Clean bridges first; the others stay possible (verification judges them
+            # sentence by sentence, which is finer than these chunk-level rules).
+            entities.sort(key=lambda e: e in earlier)
         doc = self.view.nodes[current].doc_id
         for ent in entities[:6]:
             pool = self._by_label.get((ent, want))
@@ -139,6 +150,10 @@ class Walker:
             cross_wanted = self.rng.random() < 0.8
             options = [n for n in self._draw(pool) if self._enterable(n, ent, doc, visited)
                        and self._leads_on(n, ent, avoid_entities, visited, onward)]
+            if earlier is not None:
+                clean = [n for n in options if ent not in earlier and self._clean_entry(n, ent, avoid_entities)
+                         and self._leads_on(n, ent, avoid_entities, visited, onward, earlier)]
+                options = clean or options
             if not options:
                 continue
             cross = [n for n in options if self.view.nodes[n].doc_id != doc]
@@ -157,25 +172,37 @@ class Walker:
             return False
         return bool(self.statements.partners(node_id, ent))
 
-    def _leads_on(self, node_id: str, ent: str, avoid: set[str], visited: list[str], onward: str) -> bool:
+    def _clean_entry(self, node_id: str, ent: str, bridges: set[str]) -> bool:
+        """The entered node names no bridge of the chain but the one it is entered by."""
+        return not (self.view.mentions.get(node_id, set()) & (set(bridges) - {ent}))
+
+    def _leads_on(self, node_id: str, ent: str, avoid: set[str], visited: list[str], onward: str,
+                  earlier: set[str] | None = None) -> bool:
         """Lookahead, so a walk does not enter a dead end.
 
         onward "bridge": some bridge of `node_id` (in a relation with `ent`)
         reaches a further node that could be entered; "answer": the node has
-        an answer for the final hop; "": no requirement.
+        an answer for the final hop; "": no requirement. With `earlier` (a
+        clean walk) the lookahead keeps the clean-step rules of step(): the
+        answer or next bridge is named by no hop before `node_id`.
         """
+        before = None if earlier is None else earlier | set().union(
+            *(self.view.mentions.get(v, set()) for v in visited))
         if onward == "answer":
             return any(e not in avoid and e != ent and self.rules.can_answer(e)
+                       and (before is None or e not in before)
                        for e in self.statements.partners(node_id, ent))
         if onward != "bridge":
             return True
         doc = self.view.nodes[node_id].doc_id
         seen = [*visited, node_id]
+        bridges = set(avoid) | {ent}
         for e in self.statements.partners(node_id, ent):
-            if e in avoid or e == ent or not self.bridgeable(e):
+            if e in avoid or e == ent or not self.bridgeable(e) or (before is not None and e in before):
                 continue
             pool = self._by_label.get((e, "Chunk"), [])
-            if any(n not in seen and self._enterable(n, e, doc, seen) for n in self._draw(pool)):
+            if any(n not in seen and self._enterable(n, e, doc, seen)
+                   and (before is None or self._clean_entry(n, e, bridges)) for n in self._draw(pool)):
                 return True
         return False
 
@@ -203,11 +230,15 @@ class Walker:
         return None
 
     def text_path(self, start: str, length: int, visited: list[str], incoming: str = "") -> list[Hop] | None:
+        """A serial walk of `length` chunks from `start`, each step clean (see step())."""
         hops = [Hop(start, self.view.nodes[start].label)]
         used_bridges: set[str] = {incoming} if incoming else set()
         while len(hops) < length:
+            earlier = set().union(*(self.view.mentions.get(n, set()) for n in visited),
+                                  *(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
             nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
-                            used_bridges, onward="bridge" if len(hops) + 1 < length else "answer")
+                            used_bridges, onward="bridge" if len(hops) + 1 < length else "answer",
+                            earlier=earlier)
             if nxt is None:
                 return None
             ent, node = nxt
