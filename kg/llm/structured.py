@@ -200,17 +200,16 @@ def extract_json(text: str) -> Any:
             return json.loads(block)
         except json.JSONDecodeError:
             continue
-    for candidate in _balanced_objects(stripped):
-        try:
-            return json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
+    # A reply cut off inside its first object is closed before looking further:
+    # the objects nested in it are parts, not the answer.
     closed = _close_truncated(stripped)
     if closed is not None:
         try:
             return json.loads(closed)
         except json.JSONDecodeError:
             pass
+    for value in _embedded_objects(stripped):
+        return value
     raise ReplyError("invalid json", f"no JSON object found in the reply (starts {stripped[:80]!r})")
 
 
@@ -246,37 +245,20 @@ def _fenced_blocks(text: str) -> list[str]:
     return [b for is_json, b in blocks if is_json] + [b for is_json, b in blocks if not is_json]
 
 
-def _balanced_objects(text: str, limit: int = 8) -> list[str]:
-    """Up to `limit` top-level {...} spans, scanning braces outside JSON strings."""
-    found: list[str] = []
+def _embedded_objects(text: str, limit: int = 8) -> list[object]:
+    """Up to `limit` JSON objects that start at a "{" inside prose, decoded by
+    the standard library's raw_decode (which stops where the object ends)."""
+    decoder = json.JSONDecoder()
+    found: list[object] = []
     start = text.find("{")
     while start >= 0 and len(found) < limit:
-        depth = 0
-        in_string = False
-        escaped = False
-        end = -1
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-            elif ch == '"':
-                in_string = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    end = i
-                    break
-        if end < 0:
-            break
-        found.append(text[start : end + 1])
-        start = text.find("{", end + 1)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        found.append(value)
+        start = text.find("{", end)
     return found
 
 
