@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,13 +34,20 @@ class TaskModel(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+# A keypoint is a sentence, and every passage sent states at least one fact.
+# Both bounds are in the JSON schema, so a server that turns the schema into a
+# grammar (llama.cpp) cannot let a small model answer [""] or [] everywhere.
+KeypointText = Annotated[str, Field(min_length=1)]
+
+
 class Keypoints(TaskModel):
-    keypoints: list[str] = Field(description="Atomic, self-contained facts; each names its subject.")
+    keypoints: list[KeypointText] = Field(min_length=1,
+                                          description="Atomic, self-contained facts; each names its subject.")
 
 
 class PassageKeypoints(TaskModel):
     index: int
-    keypoints: list[str] = Field(default_factory=list)
+    keypoints: list[KeypointText] = Field(min_length=1)
 
 
 class KeypointsBatch(TaskModel):
