@@ -116,6 +116,7 @@ class GenerateRun:
     # min_hops) only once long ones run dry: short chains are found far more
     # easily, and taking them as they came made 2 hops the norm.
     prefer_long: bool = False
+    manifest: object = None  # kg.runs.RunManifest, started with the run so "seconds" is its length
 
 
 def make_walker(view: CorpusView, settings: Settings, rng: random.Random) -> Walker:
@@ -144,7 +145,10 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
                  dry_run=False, console=None, client=None) -> dict:
     from rich.console import Console
 
+    from kg.runs import RunManifest
+
     console = console or Console(stderr=True)
+    manifest = RunManifest(settings.store.data_dir, "generate", config=settings)
     cfg = settings.generate
     existing = store.run("chain_ids")
     # Chains that dedup later marked duplicate still count: they passed
@@ -170,7 +174,8 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
         console.print("generate --dry-run: no LLM configured; the offline generator spends nothing")
         return report.to_dict()
     run = GenerateRun(settings, store, view, walker, types, report, accepted_now, need, len(existing),
-                      {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console)
+                      {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console,
+                      manifest=manifest)
     if cfg.min_hops < LONG_HOPS <= cfg.max_hops:
         run.prefer_long, walker.min_hops = True, LONG_HOPS
     missing = generate_rounds(run, dry_run)
@@ -304,7 +309,7 @@ def finish(run: GenerateRun, missing: int) -> dict:
     _print_summary(run.console, report, missing)
     if client is not None:
         run.console.print(client.accounting.table(), highlight=False)
-    manifest = RunManifest(run.settings.store.data_dir, "generate")
+    manifest = run.manifest or RunManifest(run.settings.store.data_dir, "generate", config=run.settings)
     manifest.set("generate", report.to_dict())
     if report.llm:
         manifest.add_llm(report.llm)
