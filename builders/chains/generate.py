@@ -293,11 +293,26 @@ def tally_round(run: GenerateRun, outcomes: list[Outcome], bar) -> int:
     if run.client is not None and getattr(run.client, "endpoint_down", False):
         raise LLMUnavailable(run.client.down_message())  # chains of this round are saved
     if failed and len(failed) == len(outcomes):
-        # Every call of the round failed: the endpoint is down or refusing.
-        # Stop; nothing is lost, and a re-run resumes from here.
-        raise LLMUnavailable(f"every LLM call of the last round failed ({failed[0].reason}); "
-                             "chains generated so far are saved, re-run when the endpoint answers")
+        # Every call of the round failed: the endpoint is down or refusing, or
+        # the model cannot write the format. Stop; nothing is lost, and a
+        # re-run resumes from here.
+        raise LLMUnavailable(round_failure_message(failed))
     return accepted
+
+
+UNUSABLE_REPLY_ERRORS = ("invalid json", "schema violation", "unusable reply", "refusal")
+
+
+def round_failure_message(failed: list[Outcome]) -> str:
+    """Why a round in which every call failed stopped the run, in one line."""
+    counts = Counter(o.reason.split(": ", 1)[-1] for o in failed)
+    summary = ", ".join(f"{reason} x{n}" for reason, n in counts.most_common(3))
+    if all(any(e in o.reason for e in UNUSABLE_REPLY_ERRORS) for o in failed):
+        return (f"every reply of the last round was unusable ({summary}): the generator model does not "
+                "follow the reply format; try a larger model (`hopgraph llm check` shows what the endpoint "
+                "supports). Chains generated so far are saved.")
+    return (f"every LLM call of the last round failed ({summary}); chains generated so far are saved, "
+            "re-run when the endpoint answers")
 
 
 def finish(run: GenerateRun, missing: int) -> dict:

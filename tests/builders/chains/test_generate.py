@@ -220,3 +220,15 @@ def test_rerun_adds_nothing_and_raising_n_tops_up(corpus, generated):
     assert ids_before <= {c["id"] for c in after}
     assert len({c["id"] for c in after}) == len(after), "chain ids are unique"
     assert len({c["seq"] for c in after}) == len(after), "seq numbers are unique"
+
+
+def test_a_round_of_unusable_replies_says_the_model_cannot_write_the_format():
+    from builders.chains.generate import round_failure_message
+    from builders.chains.rounds import Outcome
+
+    unusable = [Outcome(None, None, "failed", "verbalize call failed: schema violation"),
+                Outcome(None, None, "failed", "verbalize call failed: invalid json")]
+    message = round_failure_message(unusable)
+    assert "unusable" in message and "schema violation x1" in message and "larger model" in message
+    down = [Outcome(None, None, "failed", "verbalize call failed: connection error")]
+    assert "re-run when the endpoint answers" in round_failure_message(down)
