@@ -82,6 +82,7 @@ class Walker:
         self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
         self._usable: dict[str, bool] = {}
+        self._stem_cache: dict[str, frozenset[str]] = {}
         # Nodes per (entity, label), built once: a step draws from these lists
         # instead of scanning every mention of an entity (bench/walk.py).
         self._by_label: dict[tuple[str, str], list[str]] = {}
@@ -99,6 +100,20 @@ class Walker:
         lengths = list(range(self.min_hops, self.max_hops + 1))
         weights = [1 if n == 2 else 8 for n in lengths]
         return self.rng.choices(lengths, weights)[0]
+
+    def _stems(self, ent: str) -> frozenset[str]:
+        stems = self._stem_cache.get(ent)
+        if stems is None:
+            words = self.view.entity_name.get(ent, ent).lower().replace("-", " ").split()
+            stems = frozenset(w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words)
+            self._stem_cache[ent] = stems
+        return stems
+
+    def names_overlap(self, ent: str, others: set[str]) -> bool:
+        """One name holds the other ("AOA sensors" in "AOA sensor failures", "COARSE" in "COARSE
+        annotations"): a hop asking for one while the question names the other gives itself away."""
+        mine = self._stems(ent)
+        return any(o and o != ent and (mine <= self._stems(o) or self._stems(o) <= mine) for o in others)
 
     def bridgeable(self, ent: str) -> bool:
         ok = self._usable.get(ent)
@@ -136,7 +151,8 @@ class Walker:
         the hops in between: verification rejected most long chains for that.
         """
         entities = [e for e in self.outgoing(current, incoming)
-                    if e not in avoid_entities and e != incoming and self.bridgeable(e)]
+                    if e not in avoid_entities and e != incoming and self.bridgeable(e)
+                    and not self.names_overlap(e, set(avoid_entities) | {incoming})]
         self.rng.shuffle(entities)
         if earlier is not None:
             # Clean bridges first; the others stay possible (verification judges them
@@ -190,6 +206,7 @@ class Walker:
             *(self.view.mentions.get(v, set()) for v in visited))
         if onward == "answer":
             return any(e not in avoid and e != ent and self.rules.can_answer(e)
+                       and not self.names_overlap(e, set(avoid) | {ent})
                        and (before is None or e not in before)
                        for e in self.statements.partners(node_id, ent))
         if onward != "bridge":
@@ -198,7 +215,8 @@ class Walker:
         seen = [*visited, node_id]
         bridges = set(avoid) | {ent}
         for e in self.statements.partners(node_id, ent):
-            if e in avoid or e == ent or not self.bridgeable(e) or (before is not None and e in before):
+            if e in avoid or e == ent or not self.bridgeable(e) or (before is not None and e in before) \
+                    or self.names_overlap(e, set(avoid) | {ent}):
                 continue
             pool = self._by_label.get((e, "Chunk"), [])
             if any(n not in seen and self._enterable(n, e, doc, seen)
@@ -206,10 +224,12 @@ class Walker:
                 return True
         return False
 
-    def answer_entity(self, node_id: str, incoming: str, exclude: set[str]) -> str:
+    def answer_entity(self, node_id: str, incoming: str, exclude: set[str], bridges: set[str] = frozenset()
+                      ) -> str:
         """An entity of the last hop, in a relation with `incoming`, to be the final answer."""
         options = [e for e in self.outgoing(node_id, incoming)
-                   if e not in exclude and e != incoming and self.rules.can_answer(e)]
+                   if e not in exclude and e != incoming and self.rules.can_answer(e)
+                   and not self.names_overlap(e, set(bridges) | {incoming})]
         return self.rng.choice(options) if options else ""
 
     def linked_image(self, chunk_id: str, visited: list[str]) -> str | None:
@@ -338,7 +358,7 @@ class Walker:
         text_ent, chunk = text
         hops = [Hop(first, "Image", ent, "entity"), Hop(second, "Image", text_ent, "entity"),
                 Hop(chunk, "Chunk")]
-        answer = self.answer_entity(chunk, text_ent, {ent, text_ent})
+        answer = self.answer_entity(chunk, text_ent, {ent, text_ent}, {ent, text_ent})
         if not answer:
             return None
         return Candidate("multi_image_fork", hops, [(0, 3), (1, 3), (2, 3)], answer,
@@ -350,9 +370,9 @@ class Walker:
         exclude = {h.bridge for h in hops if h.bridge}
         earlier = set().union(*(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
         incoming = hops[-2].bridge
-        answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier)
+        answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier, exclude)
         if not answer:  # named earlier too: verification decides whether that is a shortcut
-            answer = self.answer_entity(hops[-1].node_id, incoming, exclude)
+            answer = self.answer_entity(hops[-1].node_id, incoming, exclude, exclude)
         if not answer:
             return None
         structure = [(i, i + 1) for i in range(len(hops))]

@@ -61,3 +61,22 @@ def test_a_relation_that_names_the_previous_answer_twice_gives_it_away(statement
                      "karl lindqvist", "Karl Lindqvist")
     assert statements.gives_away(leaky)
     assert not statements.gives_away(fine)
+
+
+def test_names_that_hold_one_another_never_meet_in_a_chain(falkor_store):
+    """"AOA sensors" asked for while the question names "AOA sensor failures" gives the hop away."""
+    from builders.chains.generate import make_walker
+    from kg.config import Settings
+    from queries.corpus_view import load_corpus_view
+
+    build_synthetic_corpus(falkor_store)
+    walker = make_walker(load_corpus_view(falkor_store), Settings(), random.Random(1))
+    walker.view.entity_name.update({"x1": "AOA sensors", "x2": "AOA sensor failures", "x3": "AOA event"})
+    assert walker.names_overlap("x1", {"x2"}) and walker.names_overlap("x2", {"x1"})
+    assert not walker.names_overlap("x1", {"x3"})
+    for _ in range(40):
+        cand = walker.sample("text_chain")
+        if cand is None:
+            continue
+        named = [h.bridge for h in cand.hops if h.bridge] + [cand.answer_entity]
+        assert not any(walker.names_overlap(e, set(named)) for e in named)
