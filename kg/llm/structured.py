@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,20 +34,21 @@ class TaskModel(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-# A keypoint is a sentence, and every passage sent states at least one fact.
-# Both bounds are in the JSON schema, so a server that turns the schema into a
-# grammar (llama.cpp) cannot let a small model answer [""] or [] everywhere.
-KeypointText = Annotated[str, Field(min_length=1)]
+# In the JSON schema sent (not in validation): at least one keypoint of a few
+# words per passage. A server that compiles the schema into a grammar
+# (llama.cpp) then cannot let a small model answer [""] or [] for every passage
+# (SmolLM2-135M did); a reply that finds no fact in a passage still parses.
+_AT_LEAST_ONE_KEYPOINT = {"minItems": 1, "items": {"type": "string", "minLength": 12}}
 
 
 class Keypoints(TaskModel):
-    keypoints: list[KeypointText] = Field(min_length=1,
-                                          description="Atomic, self-contained facts; each names its subject.")
+    keypoints: list[str] = Field(description="Atomic, self-contained facts; each names its subject.",
+                                 json_schema_extra=_AT_LEAST_ONE_KEYPOINT)
 
 
 class PassageKeypoints(TaskModel):
     index: int
-    keypoints: list[KeypointText] = Field(min_length=1)
+    keypoints: list[str] = Field(default_factory=list, json_schema_extra=_AT_LEAST_ONE_KEYPOINT)
 
 
 class KeypointsBatch(TaskModel):
