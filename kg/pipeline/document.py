@@ -97,13 +97,15 @@ class Ingestor:
         return self._write_and_finish([(path, doc_id, prepared, described)])[0]
 
     def ingest_prepared(self, items: list[tuple[Path, str, PreparedDocument]]) -> list[DocReport]:
-        """Documents prepared together (kg.pipeline.groups), in order: written
-        in one batch per query, then their keypoints and `ingested` marks in
-        one task on the LLM thread."""
+        """Documents prepared together (kg.pipeline.groups, or Ray workers in
+        the same groups), in order: written in one batch per query, then their
+        keypoints and `ingested` marks in one task on the LLM thread."""
         described = []
         for path, doc_id, prepared in items:
             prepared.parsed.path = portable_path(path)
             described.append((path, doc_id, prepared, self._submit_describe(prepared.parsed)))
+            self.embedder.store(prepared.vectors)  # prepared on a Ray worker: its vectors and timings
+            self.times.merge(prepared.times)
         return self._write_and_finish(described)
 
     def _write_and_finish(self, items: list[tuple[Path, str, PreparedDocument, Future]]) -> list[DocReport]:
@@ -169,36 +171,48 @@ class Ingestor:
             next(future for _, future in self._pending if not future.done()).exception()
 
     def _finish_documents(self, docs: list["_Written"]) -> None:
-        """Keypoints of each document, written together, then each one's `ingested` mark."""
+        """Keypoints of the documents, written together, then each one's `ingested` mark.
+
+        With an LLM the first document is asked alone: when not one of its
+        calls works (endpoint down) the others are not asked and stay
+        unmarked, so the run stops instead of waiting out each file; the rest
+        go in one extract_keypoints call, so their passages share batches.
+        """
         results, marks = [], []
-        for doc in docs:
-            report = doc.report
-            if self.stop_reason():  # budget spent or endpoint down: left unmarked, the next run redoes it
-                report.reason = "not finished: the run stopped; re-run to continue"
-                continue
+        todo = list(docs)
+        while todo and not self.stop_reason():
+            batch = todo[:1] if not results or self.client is None else todo
+            todo = todo[len(batch):]
             with self.times.stage("llm"):
-                result, kp_failures = self._keypoints(doc.write)
-            results.append(result)
-            report.keypoints = len(result.keypoints) if result is not None else 0
-            failures = list(getattr(doc.write.descriptions, "failures", [])) + kp_failures
-            if failures:
-                # Linked like any document (kNN, topics) so the rest of the pipeline
-                # runs, but marked partial: the next run redoes it, paying only for
-                # the calls that failed (the rest come from the LLM cache).
-                report.status = "partial"
-                report.llm_failures = len(failures)
-                report.reason = failure_summary(failures)
-                marks.append({"id": report.doc_id, "ingested": True, "partial": True, "partial_reason": report.reason})
-                if (kp_failures and report.keypoints == 0) or getattr(self.client, "endpoint_down", False):
-                    self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
-            else:
-                marks.append({"id": report.doc_id, "ingested": True, "partial": False, "partial_reason": ""})
+                outcomes = self._keypoints_together(batch)
+            for doc, (result, kp_failures) in zip(batch, outcomes):
+                results.append(result)
+                marks.append(self._settle(doc.report, result, list(getattr(doc.write.descriptions, "failures", [])),
+                                          kp_failures))
+        for doc in todo:  # budget spent or endpoint down: left unmarked, the next run redoes them
+            doc.report.reason = "not finished: the run stopped; re-run to continue"
         self._write_keypoints([r for r in results if r is not None])
         self.store.write("upsert_documents", marks)
         complete = {m["id"] for m in marks if not m["partial"]}
         for doc in docs:
             if doc.report.doc_id in complete:
                 doc.report.status = "ingested"
+
+    def _settle(self, report: DocReport, result: Any, describe_failures: list, kp_failures: list) -> dict:
+        """The document's `ingested` mark, complete or partial (its report says which and why)."""
+        report.keypoints = len(result.keypoints) if result is not None else 0
+        failures = describe_failures + kp_failures
+        if not failures:
+            return {"id": report.doc_id, "ingested": True, "partial": False, "partial_reason": ""}
+        # Linked like any document (kNN, topics) so the rest of the pipeline
+        # runs, but marked partial: the next run redoes it, paying only for
+        # the calls that failed (the rest come from the LLM cache).
+        report.status = "partial"
+        report.llm_failures = len(failures)
+        report.reason = failure_summary(failures)
+        if (kp_failures and report.keypoints == 0) or getattr(self.client, "endpoint_down", False):
+            self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
+        return {"id": report.doc_id, "ingested": True, "partial": True, "partial_reason": report.reason}
 
     def warm_up(self, extractor: bool = True) -> None:
         """Load the embedding model and spaCy on a side thread while the first
@@ -239,23 +253,36 @@ class Ingestor:
         rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
         return _Descriptions({r["id"]: r for r in rows}, list(getattr(rows, "failures", [])))
 
-    def _keypoints(self, doc: DocumentWrite) -> tuple[Any, list[tuple[str, str]]]:
-        """(KeypointResult or None when keypoints are off, the failed calls) of one document."""
+    def _keypoints_together(self, docs: list["_Written"]) -> list[tuple[Any, list[tuple[str, str]]]]:
+        """(KeypointResult or None when keypoints are off, failed calls) per document.
+
+        Offline, each document on its own. With an LLM, one extract_keypoints
+        call for all of them (passages of several documents share a request),
+        split back by source; a keypoint mentions only entities of its own
+        document, as when the document is asked alone.
+        """
         if not self.do_keypoints:
-            return None, []
+            return [(None, []) for _ in docs]
+        if self.client is None or len(docs) == 1:
+            return [self._keypoints([doc.write]) for doc in docs]
+        result, _ = self._keypoints([doc.write for doc in docs])
+        return split_keypoints(result, [doc.write for doc in docs])
+
+    def _keypoints(self, docs: list[DocumentWrite]) -> tuple[Any, list[tuple[str, str]]]:
+        """KeypointResult of the documents' chunks and images, and the failed calls."""
         from kg.enrich.keypoints import extract_keypoints
 
         names: dict[str, list[str]] = {}
-        for ms in doc.mentions:
+        for ms in (ms for doc in docs for ms in doc.mentions):
             for m in ms:
                 names.setdefault(m.entity_id, [])
                 for form in [m.name, *m.surfaces]:
                     if form not in names[m.entity_id]:
                         names[m.entity_id].append(form)
         chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
-                       for c, ms in zip(doc.chunks, doc.mentions) if c.kind != "caption"]
+                       for doc in docs for c, ms in zip(doc.chunks, doc.mentions) if c.kind != "caption"]
         image_items = [{"id": i.id, "description": doc.descriptions.get(i.id, {}).get("description", i.caption),
-                        "nearby_text": i.nearby_text, "caption": i.caption} for i in doc.parsed.images]
+                        "nearby_text": i.nearby_text, "caption": i.caption} for doc in docs for i in doc.parsed.images]
         result = extract_keypoints(chunk_items, image_items, client=self.client,
                                    prompts_dir=self.settings.llm.prompts_dir, entity_names=names,
                                    batch_size=self.settings.llm.keypoints_batch)
@@ -314,6 +341,28 @@ class _Descriptions(dict):
     def __init__(self, rows: dict, failures: list):
         super().__init__(rows)
         self.failures = failures
+
+
+def split_keypoints(result: Any, docs: list[DocumentWrite]) -> list[tuple[Any, list[tuple[str, str]]]]:
+    """One KeypointResult of several documents as (result, failed calls) per document."""
+    from kg.enrich.keypoints import KeypointResult
+
+    doc_of = {source.id: n for n, doc in enumerate(docs) for source in [*doc.chunks, *doc.parsed.images]}
+    entities = [{m.entity_id for ms in doc.mentions for m in ms} for doc in docs]
+    parts = [KeypointResult() for _ in docs]
+    keypoint_doc = {}
+    for row in result.keypoints:
+        keypoint_doc[row["id"]] = doc_of[row["source_id"]]
+        parts[keypoint_doc[row["id"]]].keypoints.append(row)
+    for row in result.has_keypoint:
+        parts[doc_of[row["s"]]].has_keypoint.append(row)
+    for row in result.mentions:
+        n = keypoint_doc[row["s"]]
+        if row["d"] in entities[n]:
+            parts[n].mentions.append(row)
+    for source, reason in result.failures:
+        parts[doc_of[source]].failures.append((source, reason))
+    return [(part, list(part.failures)) for part in parts]
 
 
 def failure_summary(failures: list[tuple[str, str]]) -> str:

@@ -191,7 +191,8 @@ def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
     try:
         if started.mentions is not None:
             found, seconds = started.mentions.result()
-            ingestor.times.add("entities", seconds, len(texts))
+            if seconds:  # 0: found on Ray workers, whose timings come with their documents
+                ingestor.times.add("entities", seconds, len(texts))
         else:
             with ingestor.times.stage("entities", items=len(texts)):
                 found = ingestor.extractor.extract_many(texts)

@@ -125,3 +125,45 @@ def test_grouped_and_one_by_one_ingest_give_the_same_graph(tmp_path, grouped_cal
     for key in ("counts", "chunks", "entities", "mentions"):
         assert grouped[key] == alone[key], key
     assert grouped["summary"]["similar_to"] == alone["summary"]["similar_to"] > 0
+
+
+@needs_corpus
+def test_llm_keypoints_of_a_group_share_requests_and_mention_only_their_own_documents_entities(tmp_path):
+    from kg.llm.client import LLMClient
+    from tests.fake_llm import FakeLLM
+    from tests.llm_server import ScriptedLLMServer
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for page in sorted(WIKI.glob("*.txt"))[:12]:
+        shutil.copy(page, folder / page.name)
+    calls, graphs = {}, {}
+    with ScriptedLLMServer(responder=FakeLLM()) as server:
+        for name, group_docs in (("grouped", 64), ("one_by_one", 1)):
+            data = tmp_path / name / ".hopgraph"
+            settings = make_settings(data, None, ingest={"min_tokens": 16, "group_docs": group_docs})
+            settings.llm.base_url = server.base_url
+            store = FalkorStore(data, graph="test")
+            store.ensure_schema()
+            before = len(server.chat_requests)
+            try:
+                summary = run_ingest(settings, store, [folder], client=LLMClient.from_settings(settings),
+                                     console=Quiet())
+                calls[name] = len(server.chat_requests) - before
+                assert summary["ingested"] == 12 and summary["partial"] == 0, name
+                graphs[name] = {
+                    "keypoint_docs": {r["doc"] for r in store.run_text(
+                        "MATCH (c:Chunk)-[:HAS_KEYPOINT]->(:Keypoint) RETURN DISTINCT c.doc_id AS doc", {})},
+                    "keypoint_mentions": {(r["doc"], r["e"]) for r in store.run_text(
+                        "MATCH (c:Chunk)-[:HAS_KEYPOINT]->(:Keypoint)-[:MENTIONS]->(e:Entity) "
+                        "RETURN c.doc_id AS doc, e.id AS e", {})},
+                    "chunk_mentions": {(r["doc"], r["e"]) for r in store.run_text(
+                        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.doc_id AS doc, e.id AS e", {})}}
+            finally:
+                store.close()
+                store.server.stop()
+    assert calls["grouped"] < calls["one_by_one"]
+    grouped = graphs["grouped"]
+    assert len(grouped["keypoint_docs"]) == 12  # every document got its keypoints
+    # a keypoint mentions only entities its own document's chunks mention
+    assert grouped["keypoint_mentions"] and grouped["keypoint_mentions"] <= grouped["chunk_mentions"]
