@@ -1,6 +1,10 @@
 """One document through the per-document stages: read -> chunk -> describe
 images -> entities -> embeddings -> write -> keypoints, with the LLM work on
-a side thread so its waiting overlaps the next document's compute."""
+a side thread so its waiting overlaps the next document's compute. A group
+of small documents prepared together (kg.pipeline.groups) joins at the
+write: ingest_prepared writes the group in one batch per query and hands its
+keypoints to the LLM thread as one task. The main thread runs at most one
+such task ahead of the LLM thread (_wait_for_backlog)."""
 
 from __future__ import annotations
 
