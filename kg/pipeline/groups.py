@@ -179,7 +179,10 @@ def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None
             started.reports[doc_id] = failure_report(ingestor.settings, path, outcome)
     texts = [c.text for _, _, prepared in started.ready for c in prepared.chunks]
     if entities is not None and texts:
-        started.mentions = entities.submit(texts)
+        try:
+            started.mentions = entities.submit(texts)
+        except Exception:  # the entity process is gone (killed, out of memory): found here instead
+            started.mentions = None
     return started
 
 
@@ -189,15 +192,20 @@ def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
     prepared = [p for _, _, p in started.ready]
     texts = [c.text for p in prepared for c in p.chunks]
     try:
+        found = None
         if started.mentions is not None:
-            found, seconds = started.mentions.result()
-            if seconds:  # 0: found on Ray workers, whose timings come with their documents
-                ingestor.times.add("entities", seconds, len(texts))
-        else:
+            try:
+                found, seconds = started.mentions.result()
+            except Exception:  # the entity process died: found here instead
+                found = None
+            else:
+                if seconds:  # 0: found on Ray workers, whose timings come with their documents
+                    ingestor.times.add("entities", seconds, len(texts))
+        if found is None:
             with ingestor.times.stage("entities", items=len(texts)):
                 found = ingestor.extractor.extract_many(texts)
         add_mentions(prepared, found)
-    except Exception:  # spaCy failed on the group (or its process died): one by one
+    except Exception:  # spaCy failed on one of the texts: one by one, so only that file fails
         started.one_by_one += [(path, doc_id, p.parsed) for path, doc_id, p in started.ready]
         started.ready = []
     if started.ready:

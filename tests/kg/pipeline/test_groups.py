@@ -167,3 +167,31 @@ def test_llm_keypoints_of_a_group_share_requests_and_mention_only_their_own_docu
     assert len(grouped["keypoint_docs"]) == 12  # every document got its keypoints
     # a keypoint mentions only entities its own document's chunks mention
     assert grouped["keypoint_mentions"] and grouped["keypoint_mentions"] <= grouped["chunk_mentions"]
+
+
+@needs_corpus
+def test_a_group_goes_in_when_the_entity_process_is_gone(tmp_path, shared_embedding_cache):
+    """The entity process closed under the run (as if killed): the group's
+    entities are found in this process and every file still goes in."""
+    from kg.pipeline.entity_process import EntityProcess
+    from kg.pipeline.groups import finish_group, start_group
+
+    pages = sorted(WIKI.glob("*.txt"))[:5]
+    data = tmp_path / ".hopgraph"
+    settings = make_settings(data, shared_embedding_cache, ingest={"min_tokens": 16})
+    store = FalkorStore(data, graph="test")
+    store.ensure_schema()
+    ingestor = Ingestor(settings, store, console=Quiet())
+    entities = EntityProcess(settings.entities.spacy_model, settings.entities.batch_size)
+    entities.close()
+    try:
+        group = [(p, f"doc{i:012d}", p.stat().st_size) for i, p in enumerate(pages)]
+        reports = finish_group(ingestor, start_group(ingestor, group, [None] * len(group), entities))
+        ingestor.close()
+        assert [r.status for r in reports] == ["ingested"] * len(pages)
+        assert all(r.entities > 0 for r in reports)
+        done = store.run_text("MATCH (d:Document) WHERE d.ingested = true RETURN count(d) AS n", {})[0]["n"]
+        assert done == len(pages)
+    finally:
+        store.close()
+        store.server.stop()
