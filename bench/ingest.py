@@ -115,17 +115,23 @@ def instrument(timer: StageTimer, store) -> list:
     patch(Ingestor, "link_similar", timer, "knn")
     patch(Ingestor, "topics_and_domain", timer, "topics")
     # document.py imports these at module level: patch its names (row building counts as writing)
-    patch(kg.pipeline.document, "write_document", timer, "graph writes")
-    patch(kg.pipeline.document, "write_metadata", timer, "graph writes")
+    patch(kg.pipeline.document, "write_documents", timer, "graph writes")
     reports: list = []
     ingest_document = timer.wrap(Ingestor.ingest_document, "ingest glue")
+    ingest_prepared = timer.wrap(Ingestor.ingest_prepared, "ingest glue")
 
     def collect(self, *args, **kwargs):
         report = ingest_document(self, *args, **kwargs)
         reports.append(report)
         return report
 
+    def collect_group(self, *args, **kwargs):
+        group_reports = ingest_prepared(self, *args, **kwargs)
+        reports.extend(group_reports)
+        return group_reports
+
     Ingestor.ingest_document = collect
+    Ingestor.ingest_prepared = collect_group
     patch(store, "write", timer, "graph writes")
     patch(store, "run", timer, "graph reads")
     return reports

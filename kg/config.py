@@ -55,6 +55,11 @@ class IngestConfig(Section):
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
     parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
+    # Small files are prepared and written in groups (one model call, one spaCy pipe, one
+    # write per query for the group): at most group_bytes bytes and group_docs files per
+    # group; a larger file goes alone. group_docs = 1: every file alone.
+    group_bytes: int = Field(200_000, ge=0)
+    group_docs: int = Field(64, ge=1)
     keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
     describe_images: bool = True  # figure descriptions by the vision model (captions without one)
     executor: Literal["local", "ray"] = "local"  # ray: per-document work as Ray tasks (pip install hopgraph[ray])
@@ -288,6 +293,8 @@ fixed_size = 800
 fixed_overlap = 400
 min_image_px = 150            # smaller uncaptioned images are decorative
 parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
+group_bytes = 200000          # small files are embedded, tagged and written in groups of at most
+group_docs = 64               #   this many bytes and files (a larger file goes alone; 1: all alone)
 keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
 describe_images = true        # figure descriptions by the vision model (without one: captions)
 executor = "local"            # "local" or "ray" (per-document work on a Ray cluster; pip install hopgraph[ray])

@@ -181,6 +181,13 @@ def _split_long(text: str, max_tokens: int) -> list[str]:
     ]
 
 
+def semantic_sentences(doc: ParsedDocument, max_tokens: int = 512) -> list[str]:
+    """The texts semantic chunking embeds for `doc`, in its order (one `embed`
+    call per document): a caller can embed many documents' sentences in one
+    batch and hand chunk_document an `embed` that looks them up."""
+    return [s.text for r in _regions(doc.blocks) if r.atomic is None for s in _sentences(r, max_tokens)]
+
+
 def _semantic_pieces(
     blocks: list[Block], embed: Embed, min_tokens: int, max_tokens: int, penalty: float
 ) -> list[_Piece]:

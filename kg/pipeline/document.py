@@ -1,11 +1,17 @@
 """One document through the per-document stages: read -> chunk -> describe
 images -> entities -> embeddings -> write -> keypoints, with the LLM work on
-a side thread so its waiting overlaps the next document's compute."""
+a side thread so its waiting overlaps the next document's compute. A group
+of small documents prepared together (kg.pipeline.groups) joins at the
+write: ingest_prepared writes the group in one batch per query and hands its
+keypoints to the LLM thread as one task. The main thread runs at most one
+such task ahead of the LLM thread (_wait_for_backlog)."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,7 +21,7 @@ from kg.pipeline.corpus import link_similar, topics_and_domain
 from kg.pipeline.files import DocReport, portable_path
 from kg.pipeline.prepare import PreparedDocument, pooled_vectors, prepare_document
 from kg.pipeline.timings import StageTimes, TimedStore
-from kg.pipeline.writes import write_document, write_metadata
+from kg.pipeline.writes import DocumentWrite, write_documents
 
 
 class Ingestor:
@@ -71,7 +77,7 @@ class Ingestor:
                     "Work done is saved; re-run to continue.")
         return None
 
-    # ---- one document ------------------------------------------------------
+    # ---- one document, or a group prepared together -----------------------
     def ingest_document(self, path: Path, doc_id: str, parse=None, prepared: "PreparedDocument | None" = None
                         ) -> DocReport:
         """Read, chunk, describe, extract and write one document.
@@ -80,43 +86,62 @@ class Ingestor:
         thread's compute: image descriptions while the text is chunked, and a
         document's keypoints while the next document is parsed. The document
         is marked `ingested` by the worker once its keypoints are written
-        (see drain()). `prepared` is the text side already done elsewhere
-        (a Ray task: kg.pipeline.ray_executor); its vectors join the cache here.
+        (see _finish_documents). `prepared` is the text side already done
+        elsewhere (a Ray task: kg.pipeline.ray_executor); its vectors join the cache here.
         """
-        report = DocReport(str(path), "pending", doc_id=doc_id)
-        parsed = prepared.parsed if prepared is not None else self._parse(path, parse)
+        parsed = prepared.parsed if prepared is not None else self.parse(path, parse)
         parsed.path = portable_path(path)
-        described = self._llm_worker.submit(self._describe, parsed)
-        if self._warm is not None:
-            self._warm.result()
+        described = self._submit_describe(parsed)
+        self.wait_for_models()
         if prepared is None:
             prepared = prepare_document(parsed, doc_id, self.settings, self.embedder, self.extractor, self.times)
         else:
             self.embedder.store(prepared.vectors)
             self.times.merge(prepared.times)
-        chunks = prepared.chunks
-        descriptions = described.result()
+        return self._write_and_finish([(path, doc_id, prepared, described)])[0]
+
+    def ingest_prepared(self, items: list[tuple[Path, str, PreparedDocument]]) -> list[DocReport]:
+        """Documents prepared together (kg.pipeline.groups, or Ray workers in
+        the same groups), in order: written in one batch per query, then their
+        keypoints and `ingested` marks in one task on the LLM thread."""
+        described = []
+        for path, doc_id, prepared in items:
+            prepared.parsed.path = portable_path(path)
+            described.append((path, doc_id, prepared, self._submit_describe(prepared.parsed)))
+            self.embedder.store(prepared.vectors)  # prepared on a Ray worker: its vectors and timings
+            self.times.merge(prepared.times)
+        return self._write_and_finish(described)
+
+    def _write_and_finish(self, items: list[tuple[Path, str, PreparedDocument, Future]]) -> list[DocReport]:
+        docs = [self._complete(path, doc_id, prepared, described.result())
+                for path, doc_id, prepared, described in items]
+        write_documents(self.store, [d.write for d in docs])
+        self._wait_for_backlog()
+        future = self._llm_worker.submit(self._finish_documents, docs)
+        self._pending.append(([d.report for d in docs], future))
+        return [d.report for d in docs]
+
+    def _complete(self, path: Path, doc_id: str, prepared: PreparedDocument, descriptions) -> "_Written":
+        """Image entities and vectors, the rows to write and the report of one prepared document."""
+        parsed, chunks = prepared.parsed, prepared.chunks
         image_texts = [descriptions[i.id]["description"] or i.caption or i.alt or "" for i in parsed.images]
-        with self.times.stage("entities", items=len(image_texts)):
-            mentions = prepared.mentions + (self.extractor.extract_many(image_texts) if image_texts else [])
+        mentions = prepared.mentions
+        if image_texts:
+            with self.times.stage("entities", items=len(image_texts)):
+                mentions = mentions + self.extractor.extract_many(image_texts)
         # Computed now so they are cached for kNN (a killed run keeps them).
         self.vectors([{"text": c.text, "label": "Chunk", "kind": c.kind} for c in chunks]
                      + [{"text": t, "label": "Image", "kind": "image"} for t in image_texts if t])
-
-        write_document(self.store, parsed, doc_id, chunks, descriptions, prepared.resolved, prepared.captions,
-                       mentions)
-        write_metadata(self.store, path, doc_id)
-
+        report = DocReport(str(path), "pending", doc_id=doc_id)
         report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
         report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
         report.references_resolved, report.references_unresolved = len(prepared.resolved), prepared.unresolved
         report.entities = len({m.entity_id for ms in mentions for m in ms})
         report.warnings = list(parsed.warnings)
-        future = self._llm_worker.submit(self._finish_document, report, chunks, parsed, descriptions, mentions)
-        self._pending.append((report, future))
-        return report
+        write = DocumentWrite(path, parsed, doc_id, chunks, descriptions, prepared.resolved, prepared.captions, mentions)
+        return _Written(report, write)
 
-    def _parse(self, path: Path, parse) -> ParsedDocument:
+    def parse(self, path: Path, parse=None) -> ParsedDocument:
         """`parse` is a Future from the prefetcher (parsed, seconds), when there is one."""
         if parse is not None:
             parsed, seconds = parse.result()
@@ -130,44 +155,89 @@ class Ingestor:
             self.times.add(stage, part, parsed.tables if stage == "tables" else 0)
         return parsed
 
-    def _finish_document(self, report: DocReport, chunks, parsed, descriptions, mentions) -> None:
-        with self.times.stage("llm"):
-            n_kp, kp_failures = self._keypoints(chunks, parsed, descriptions, mentions)
-        report.keypoints = n_kp
-        failures = list(getattr(descriptions, "failures", [])) + kp_failures
-        if failures:
-            # Linked like any document (kNN, topics) so the rest of the pipeline
-            # runs, but marked partial: the next run redoes it, paying only for
-            # the calls that failed (the rest come from the LLM cache).
-            report.status = "partial"
-            report.llm_failures = len(failures)
-            report.reason = failure_summary(failures)
-            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": True,
-                                                   "partial_reason": report.reason}])
-            if (kp_failures and n_kp == 0) or getattr(self.client, "endpoint_down", False):
-                self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
-        else:
-            self.store.write("upsert_documents", [{"id": report.doc_id, "ingested": True, "partial": False,
-                                                   "partial_reason": ""}])
-            report.status = "ingested"
+    def wait_for_models(self) -> None:
+        """The models warm_up() is loading, before the first use."""
+        if self._warm is not None:
+            self._warm.result()
 
-    def warm_up(self) -> None:
+    def _submit_describe(self, parsed: ParsedDocument) -> Future:
+        """Image descriptions on the LLM thread; a document without images does not queue behind
+        the keypoints of the documents before it."""
+        if not parsed.images:
+            done: Future = Future()
+            done.set_result(_Descriptions({}, []))
+            return done
+        return self._llm_worker.submit(self._describe, parsed)
+
+    def _wait_for_backlog(self, most: int = 1) -> None:
+        """Back-pressure: this thread runs at most `most` finishing tasks ahead of the LLM thread."""
+        while sum(not future.done() for _, future in self._pending) > most:
+            next(future for _, future in self._pending if not future.done()).exception()
+
+    def _finish_documents(self, docs: list["_Written"]) -> None:
+        """Keypoints of the documents, written together, then each one's `ingested` mark.
+
+        With an LLM the first document is asked alone: when not one of its
+        calls works (endpoint down) the others are not asked and stay
+        unmarked, so the run stops instead of waiting out each file; the rest
+        go in one extract_keypoints call, so their passages share batches.
+        """
+        results, marks = [], []
+        todo = list(docs)
+        while todo and not self.stop_reason():
+            batch = todo[:1] if not results or self.client is None else todo
+            todo = todo[len(batch):]
+            with self.times.stage("llm"):
+                outcomes = self._keypoints_together(batch)
+            for doc, (result, kp_failures) in zip(batch, outcomes):
+                results.append(result)
+                marks.append(self._settle(doc.report, result, list(getattr(doc.write.descriptions, "failures", [])),
+                                          kp_failures))
+        for doc in todo:  # budget spent or endpoint down: left unmarked, the next run redoes them
+            doc.report.reason = "not finished: the run stopped; re-run to continue"
+        self._write_keypoints([r for r in results if r is not None])
+        self.store.write("upsert_documents", marks)
+        complete = {m["id"] for m in marks if not m["partial"]}
+        for doc in docs:
+            if doc.report.doc_id in complete:
+                doc.report.status = "ingested"
+
+    def _settle(self, report: DocReport, result: Any, describe_failures: list, kp_failures: list) -> dict:
+        """The document's `ingested` mark, complete or partial (its report says which and why)."""
+        report.keypoints = len(result.keypoints) if result is not None else 0
+        failures = describe_failures + kp_failures
+        if not failures:
+            return {"id": report.doc_id, "ingested": True, "partial": False, "partial_reason": ""}
+        # Linked like any document (kNN, topics) so the rest of the pipeline
+        # runs, but marked partial: the next run redoes it, paying only for
+        # the calls that failed (the rest come from the LLM cache).
+        report.status = "partial"
+        report.llm_failures = len(failures)
+        report.reason = failure_summary(failures)
+        if (kp_failures and report.keypoints == 0) or getattr(self.client, "endpoint_down", False):
+            self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
+        return {"id": report.doc_id, "ingested": True, "partial": True, "partial_reason": report.reason}
+
+    def warm_up(self, extractor: bool = True) -> None:
         """Load the embedding model and spaCy on a side thread while the first
-        document is parsed (together about 8 s of a cold start)."""
+        document is parsed (together about 8 s of a cold start). spaCy can
+        wait (`extractor` False) when the entity process finds the entities."""
         def load() -> None:
             with self.times.stage("model load"):
                 _ = self.embedder.model
-            _ = self.extractor
+            if extractor:
+                _ = self.extractor
 
         self._warm = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-warm").submit(load)
 
     def drain(self) -> None:
         """Wait for the documents whose LLM work is still running."""
-        for report, future in self._pending:
+        for reports, future in self._pending:
             try:
                 future.result()
-            except Exception as exc:  # one document's failure must not lose the others
-                report.status, report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
+            except Exception as exc:  # one group's failure must not lose the others
+                for report in reports:
+                    report.status, report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
         self._pending.clear()
 
     def close(self) -> None:
@@ -187,32 +257,48 @@ class Ingestor:
         rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
         return _Descriptions({r["id"]: r for r in rows}, list(getattr(rows, "failures", [])))
 
-    def _keypoints(self, chunks, parsed, descriptions, mentions) -> tuple[int, list[tuple[str, str]]]:
+    def _keypoints_together(self, docs: list["_Written"]) -> list[tuple[Any, list[tuple[str, str]]]]:
+        """(KeypointResult or None when keypoints are off, failed calls) per document.
+
+        Offline, each document on its own. With an LLM, one extract_keypoints
+        call for all of them (passages of several documents share a request),
+        split back by source; a keypoint mentions only entities of its own
+        document, as when the document is asked alone.
+        """
         if not self.do_keypoints:
-            return 0, []
+            return [(None, []) for _ in docs]
+        if self.client is None or len(docs) == 1:
+            return [self._keypoints([doc.write]) for doc in docs]
+        result, _ = self._keypoints([doc.write for doc in docs])
+        return split_keypoints(result, [doc.write for doc in docs])
+
+    def _keypoints(self, docs: list[DocumentWrite]) -> tuple[Any, list[tuple[str, str]]]:
+        """KeypointResult of the documents' chunks and images, and the failed calls."""
         from kg.enrich.keypoints import extract_keypoints
 
         names: dict[str, list[str]] = {}
-        for ms in mentions:
+        for ms in (ms for doc in docs for ms in doc.mentions):
             for m in ms:
                 names.setdefault(m.entity_id, [])
                 for form in [m.name, *m.surfaces]:
                     if form not in names[m.entity_id]:
                         names[m.entity_id].append(form)
         chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
-                       for c, ms in zip(chunks, mentions) if c.kind != "caption"]
-        image_items = [{"id": i.id, "description": descriptions.get(i.id, {}).get("description", i.caption),
-                        "nearby_text": i.nearby_text, "caption": i.caption} for i in parsed.images]
+                       for doc in docs for c, ms in zip(doc.chunks, doc.mentions) if c.kind != "caption"]
+        image_items = [{"id": i.id, "description": doc.descriptions.get(i.id, {}).get("description", i.caption),
+                        "nearby_text": i.nearby_text, "caption": i.caption} for doc in docs for i in doc.parsed.images]
         result = extract_keypoints(chunk_items, image_items, client=self.client,
                                    prompts_dir=self.settings.llm.prompts_dir, entity_names=names,
                                    batch_size=self.settings.llm.keypoints_batch)
-        self.store.write("upsert_keypoints", result.keypoints)
-        self.store.write("chunk_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Chunk"],
-                         key=None)
-        self.store.write("image_has_keypoint", [r for r in result.has_keypoint if r["source_label"] == "Image"],
-                         key=None)
-        self.store.write("keypoint_mentions", result.mentions, key=None)
-        return len(result.keypoints), list(result.failures)
+        return result, list(result.failures)
+
+    def _write_keypoints(self, results: list[Any]) -> None:
+        """Keypoints of several documents, one write per query."""
+        links = [r for result in results for r in result.has_keypoint]
+        self.store.write("upsert_keypoints", [k for result in results for k in result.keypoints])
+        self.store.write("chunk_has_keypoint", [r for r in links if r["source_label"] == "Chunk"], key=None)
+        self.store.write("image_has_keypoint", [r for r in links if r["source_label"] == "Image"], key=None)
+        self.store.write("keypoint_mentions", [m for result in results for m in result.mentions], key=None)
 
     def vectors(self, items: list[dict]) -> np.ndarray:
         """Embeddings of chunks and images, one L2-normalised row per item.
@@ -245,12 +331,42 @@ class Ingestor:
         return topics_and_domain(self.settings, self.store, self.client, self.times)
 
 
+@dataclass
+class _Written:
+    """A document written to the store, waiting for its keypoints."""
+
+    report: DocReport
+    write: DocumentWrite
+
+
 class _Descriptions(dict):
     """Description rows by image id, plus the vision calls that failed."""
 
     def __init__(self, rows: dict, failures: list):
         super().__init__(rows)
         self.failures = failures
+
+
+def split_keypoints(result: Any, docs: list[DocumentWrite]) -> list[tuple[Any, list[tuple[str, str]]]]:
+    """One KeypointResult of several documents as (result, failed calls) per document."""
+    from kg.enrich.keypoints import KeypointResult
+
+    doc_of = {source.id: n for n, doc in enumerate(docs) for source in [*doc.chunks, *doc.parsed.images]}
+    entities = [{m.entity_id for ms in doc.mentions for m in ms} for doc in docs]
+    parts = [KeypointResult() for _ in docs]
+    keypoint_doc = {}
+    for row in result.keypoints:
+        keypoint_doc[row["id"]] = doc_of[row["source_id"]]
+        parts[keypoint_doc[row["id"]]].keypoints.append(row)
+    for row in result.has_keypoint:
+        parts[doc_of[row["s"]]].has_keypoint.append(row)
+    for row in result.mentions:
+        n = keypoint_doc[row["s"]]
+        if row["d"] in entities[n]:
+            parts[n].mentions.append(row)
+    for source, reason in result.failures:
+        parts[doc_of[source]].failures.append((source, reason))
+    return [(part, list(part.failures)) for part in parts]
 
 
 def failure_summary(failures: list[tuple[str, str]]) -> str:

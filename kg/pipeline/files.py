@@ -70,8 +70,21 @@ def portable_path(path: Path) -> str:
         return str(path)
 
 
-def log_traceback(settings: Settings, path: Path) -> None:
+def log_traceback(settings: Settings, path: Path, exc: BaseException | None = None) -> None:
+    """The traceback of `exc` (default: the one being handled) into runs/errors.log."""
     log = settings.store.data_dir / "runs" / "errors.log"
     log.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(traceback.format_exception(exc)) if exc is not None else traceback.format_exc()
     with log.open("a", encoding="utf-8") as fh:
-        fh.write(f"--- {path}\n{traceback.format_exc()}\n")
+        fh.write(f"--- {path}\n{text}\n")
+
+
+def failure_report(settings: Settings, path: Path, exc: BaseException) -> DocReport:
+    """The one-line report of a file that failed: the reason a user can act on
+    (IngestError), or the unexpected error with its traceback logged."""
+    from kg.models import IngestError
+
+    if isinstance(exc, IngestError):
+        return DocReport(str(path), "failed", str(exc))
+    log_traceback(settings, path, exc)  # a bug or a library failure on one file must not stop the run
+    return DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}")

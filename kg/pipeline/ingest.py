@@ -1,7 +1,8 @@
 """`hopgraph ingest`: the run as a short sequence of steps.
 
     plan      which files are new (content hash not yet `ingested`)
-    documents each new file through kg.pipeline.document (parsed ahead in another process)
+    documents each new file through kg.pipeline.document, small ones in groups
+              (kg.pipeline.groups), the next group parsed ahead meanwhile
     corpus    SIMILAR_TO for the new documents, then topics, domain and persona
     record    the report on the console and the run manifest (with the config)
 """
@@ -10,15 +11,18 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.config import Settings
 from kg.ids import sha256_bytes
-from kg.models import IngestError
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import estimate_ingest
-from kg.pipeline.files import DocReport, collect_files, log_traceback
+from kg.pipeline.files import DocReport, collect_files, failure_report
+from kg.pipeline.entity_process import EntityProcess
+from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group
 from kg.pipeline.prefetch import Prefetcher
 from kg.pipeline.report import print_report
 
@@ -104,39 +108,83 @@ def plan_ingest(settings: Settings, paths: list[Path], done: dict, dry_run: bool
 
 
 def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
-    """Each new document, smallest first: the first is parsed here (nothing to
-    overlap with yet), every later one in the prefetching process."""
+    """Each new document, smallest first, in groups (kg.pipeline.groups): small
+    files prepared and written together, a large one alone. Two groups are in
+    flight: while one's entities are found in the entity process, the next is
+    parsed (prefetched), embedded and chunked here, then the first is written."""
     from tqdm import tqdm
 
     todo = sorted(plan.todo, key=lambda item: item[2])
-    if todo:
-        ingestor.warm_up()  # something will be ingested: load the models meanwhile
+    cfg = ingestor.settings.ingest
+    groups = plan_groups(todo, cfg.group_bytes, cfg.group_docs)
     cores = os.cpu_count() or 1
-    with Prefetcher(ingestor.assets_dir, len(todo) > 1, **ingestor.read_options) as parser:
-        for i, (path, doc_id, _) in enumerate(tqdm(todo, desc="ingest", unit="file", disable=None)):
-            pending_parse = parser.get(path)
-            if i + 1 < len(todo):
-                parser.start(todo[i + 1][0])  # parsed in another process while this one embeds
-            # Leave a core to the parse worker and the LLM thread: torch and the parser fought
-            # over 2 cores (embedding 23.5 s alone, 66.8 s beside it), and on a busy machine
-            # torch's spinning threads made small per-document batches 20x slower.
-            ingestor.embedder.limit_threads(cores - 1 if i + 1 < len(todo) or parser.busy else cores)
-            plan.reports.append(_ingest_one(ingestor, path, doc_id, pending_parse))
-            reason = ingestor.stop_reason()
-            if reason:
-                console.print(f"ingest: {reason}", highlight=False)
-                break
+    if todo:  # something will be ingested: load the models meanwhile
+        ingestor.warm_up(extractor=not _uses_entity_process(groups, cores))
+    with Prefetcher(ingestor.assets_dir, len(todo) > 1, **ingestor.read_options) as parser, \
+            _entity_process(ingestor, groups, cores) as entities, \
+            tqdm(total=len(todo), desc="ingest", unit="file", disable=None) as bar:
+        in_flight: StartedGroup | None = None
+        for i, group in enumerate(groups):
+            parses = [parser.get(path) for path, _, _ in group]
+            following = groups[i + 1] if i + 1 < len(groups) else []
+            for path, _, _ in following:
+                parser.start(path)  # parsed in the prefetcher while this group embeds
+            # Leave a core to the parser reading PDFs or to the entity process: torch and the
+            # parser fought over 2 cores (embedding 23.5 s alone, 66.8 s beside it), and
+            # torch's spinning threads beside any other busy process made small batches 20x slower.
+            busy_beside = entities is not None or parser.busy or any(p.suffix.lower() == ".pdf"
+                                                                     for p, _, _ in following)
+            ingestor.embedder.limit_threads(cores - 1 if busy_beside else cores)
+            started = start_group(ingestor, group, parses, entities) if len(group) > 1 else None
+            if in_flight is not None:
+                bar.update(len(in_flight.group))
+                plan.reports.extend(finish_group(ingestor, in_flight))
+                in_flight = None
+                if _stopped(ingestor, console):
+                    break  # the group just started is left for the next run
+            if started is not None:
+                in_flight = started
+            else:
+                plan.reports.append(_ingest_one(ingestor, group[0][0], group[0][1], parses[0]))
+                bar.update(1)
+                if _stopped(ingestor, console):
+                    break
+        if in_flight is not None:
+            plan.reports.extend(finish_group(ingestor, in_flight))
+            bar.update(len(in_flight.group))
+            _stopped(ingestor, console)
     ingestor.embedder.limit_threads(cores)
+
+
+def _stopped(ingestor: Ingestor, console) -> bool:
+    reason = ingestor.stop_reason()
+    if reason:
+        console.print(f"ingest: {reason}", highlight=False)
+    return bool(reason)
+
+
+def _uses_entity_process(groups: list[list], cores: int) -> bool:
+    return cores >= 2 and any(len(group) > 1 for group in groups)
+
+
+@contextmanager
+def _entity_process(ingestor: Ingestor, groups: list[list], cores: int) -> Iterator[EntityProcess | None]:
+    """The entity process, when there are groups and a core to give it."""
+    if not _uses_entity_process(groups, cores):
+        yield None
+        return
+    entities = EntityProcess(ingestor.settings.entities.spacy_model, ingestor.settings.entities.batch_size)
+    try:
+        yield entities
+    finally:
+        entities.close()
 
 
 def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prepared=None) -> DocReport:
     try:
         return ingestor.ingest_document(path, doc_id, pending_parse, prepared)
-    except IngestError as exc:
-        return DocReport(str(path), "failed", str(exc))
-    except Exception as exc:  # a bug or a library failure on one file must not stop the run
-        log_traceback(ingestor.settings, path)
-        return DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # a bad file or a library failure on one file must not stop the run
+        return failure_report(ingestor.settings, path, exc)
 
 
 def link_corpus(ingestor: Ingestor, plan: IngestPlan) -> dict:

@@ -35,7 +35,7 @@ class PreparedDocument:
     times: dict[str, dict[str, float]] = field(default_factory=dict)  # filled when prepared elsewhere
 
 
-class _RecordingEmbed:
+class RecordingEmbed:
     """The embed function handed to the chunker: encodes, times, and keeps what it saw."""
 
     def __init__(self, embedder: Any) -> None:
@@ -58,7 +58,7 @@ def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, em
     from kg.enrich.references import caption_links, resolve_references
 
     cfg = settings.ingest
-    embed = _RecordingEmbed(embedder)
+    embed = RecordingEmbed(embedder)
     model_before = embedder.model_seconds
     with times.stage("chunk"):
         chunks = chunk_document(parsed, doc_id, cfg.chunking, embed, cfg.min_tokens, cfg.max_tokens,
@@ -80,16 +80,42 @@ def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, em
 
 def pool_from_sentences(chunks: list[Chunk], sentences: list[str], rows: list[np.ndarray],
                         embedder: Any) -> dict[str, np.ndarray]:
+    """Pooled vectors of one document's text chunks, cached; returns key -> vector (see pool_many)."""
+    return pool_many([(chunks, sentences, rows)], embedder)
+
+
+def pool_many(documents: list[tuple[list[Chunk], list[str], list[np.ndarray]]],
+              embedder: Any) -> dict[str, np.ndarray]:
     """Pooled vectors of text chunks from the chunker's own sentences, cached; returns key -> vector.
 
-    The chunker joins its sentences in order (a heading first, then " " or a
-    blank line between them), so each chunk's sentences are the next ones
-    found in its text; what precedes them (the heading) is split and encoded.
+    `documents` holds, per document, its text chunks and the sentences (with
+    their vectors) the chunker embedded for it. The chunker joins its
+    sentences in order (a heading first, then " " or a blank line between
+    them), so each chunk's sentences are the next ones found in its text; what
+    precedes them (the heading) is split and encoded, for all documents in
+    one model call.
     """
     from kg.enrich.embeddings import pooled_key
+
+    plans = [plan for chunks, sentences, rows in documents for plan in _pool_members(chunks, sentences, rows)]
+    headings = [text for _, _, extra in plans for text in extra]
+    heading_rows = iter(embedder.encode(headings)) if headings else iter(())
+    out: dict[str, np.ndarray] = {}
+    for chunk, members, extra in plans:
+        members = members + [next(heading_rows) for _ in extra]
+        if members:
+            total = np.sum(members, axis=0)
+            out[pooled_key(chunk.text)] = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
+    embedder.store(out)
+    return out
+
+
+def _pool_members(chunks: list[Chunk], sentences: list[str], rows: list[np.ndarray]
+                  ) -> list[tuple[Chunk, list[np.ndarray], list[str]]]:
+    """Per chunk: the vectors of its sentences, and the texts before them still to encode."""
     from kg.text import split_sentences
 
-    out: dict[str, np.ndarray] = {}
+    plans = []
     p = 0
     for chunk in chunks:
         members: list[np.ndarray] = []
@@ -105,14 +131,8 @@ def pool_from_sentences(chunks: list[Chunk], sentences: list[str], rows: list[np
             members.append(rows[p])
             pos, p = at + len(sentences[p]), p + 1
         prefix = chunk.text[: first if first is not None else len(chunk.text)].strip()
-        extra = split_sentences(prefix) or [prefix] if prefix else []
-        if extra:
-            members.extend(embedder.encode(extra))
-        if members:
-            total = np.sum(members, axis=0)
-            out[pooled_key(chunk.text)] = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
-    embedder.store(out)
-    return out
+        plans.append((chunk, members, split_sentences(prefix) or [prefix] if prefix else []))
+    return plans
 
 
 def pooled_vectors(texts: list[str], embedder: Any) -> np.ndarray:

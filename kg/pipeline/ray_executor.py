@@ -2,9 +2,10 @@
 
 Each Ray actor (one CPU each, models loaded once) parses a file and prepares
 its text side (kg.pipeline.prepare: chunks, references, chunk entities, chunk
-vectors); the ingesting process takes the results in the order the local
-executor would, then does what needs the store or the LLM, exactly as it
-does locally: image descriptions, image entities, the writes, keypoints. The
+vectors); the ingesting process takes the results in the order and the
+groups of the local executor (kg.pipeline.groups), then does what needs the
+store or the LLM, exactly as it does locally: image descriptions, image
+entities, the writes (one batch per group), keypoints. The
 corpus-level steps (kNN over all documents, topics) run once, after, in this
 process, over what the store holds, so they do not depend on which worker
 prepared which document. Same inputs, same graph as `--executor local`.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from kg.errors import ConfigError
 from kg.models import IngestError
 from kg.pipeline.document import Ingestor
 from kg.pipeline.files import DocReport
+from kg.pipeline.groups import plan_groups
 
 
 class DocumentWorker:
@@ -87,8 +90,10 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
     pool = ActorPool(actors)
     try:
         results = pool.map(lambda actor, item: actor.prepare.remote(str(Path(item[0]).resolve()), item[1]), todo)
-        for (path, doc_id, _), (prepared, assets, reason) in zip(todo, results):
-            plan.reports.append(_finish(ingestor, path, doc_id, prepared, assets, reason))
+        cfg = ingestor.settings.ingest
+        # finished in the local executor's groups: the same batched writes and keypoint requests
+        for group in plan_groups(todo, cfg.group_bytes, cfg.group_docs):
+            plan.reports.extend(_finish_group(ingestor, group, [next(results) for _ in group]))
             reason = ingestor.stop_reason()
             if reason:
                 console.print(f"ingest: {reason}", highlight=False)
@@ -98,18 +103,44 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
             ray.kill(actor)
 
 
-def _finish(ingestor: Ingestor, path: Path, doc_id: str, prepared: Any, assets: dict[str, bytes],
-            reason: str) -> DocReport:
-    from kg.pipeline.ingest import _ingest_one
+def _finish_group(ingestor: Ingestor, group: list, results: list) -> list[DocReport]:
+    """A group's worker results written as the local executor writes that group."""
+    from kg.pipeline.groups import finish_group, StartedGroup
 
-    if prepared is None:
-        return DocReport(str(path), "failed", reason)
+    if len(group) == 1:
+        (path, doc_id, _), (prepared, assets, reason) = group[0], results[0]
+        return [_finish(ingestor, path, doc_id, prepared, assets, reason)]
+    started = StartedGroup(group)
+    for (path, doc_id, _), (prepared, assets, reason) in zip(group, results):
+        if prepared is None:
+            started.reports[doc_id] = DocReport(str(path), "failed", reason)
+            continue
+        _land_assets(ingestor, prepared, assets)
+        started.ready.append((path, doc_id, prepared))
+    # the workers found the entities: finish_group only writes and asks for keypoints
+    done: Future = Future()
+    done.set_result(([ms for _, _, p in started.ready for ms in p.mentions], 0.0))
+    started.mentions = done
+    return finish_group(ingestor, started)
+
+
+def _land_assets(ingestor: Ingestor, prepared: Any, assets: dict[str, bytes]) -> None:
+    """Images a worker extracted, written under this run's data dir."""
     for relative, data in assets.items():
         target = ingestor.assets_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     for image in prepared.parsed.images:
         image.path = str(ingestor.assets_dir / image.path)
+
+
+def _finish(ingestor: Ingestor, path: Path, doc_id: str, prepared: Any, assets: dict[str, bytes],
+            reason: str) -> DocReport:
+    from kg.pipeline.ingest import _ingest_one
+
+    if prepared is None:
+        return DocReport(str(path), "failed", reason)
+    _land_assets(ingestor, prepared, assets)
     return _ingest_one(ingestor, path, doc_id, None, prepared)
 
 

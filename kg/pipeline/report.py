@@ -9,6 +9,8 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
     for r in reports:
         if r.status == "failed":
             console.print(f"[red]failed[/red] {r.path}: {r.reason}", highlight=False)
+        elif r.status == "pending":  # written, but the run stopped before its keypoints
+            console.print(f"[yellow]not finished[/yellow] {r.path}: {r.reason}", highlight=False)
         elif r.status == "partial":
             console.print(f"[yellow]partial[/yellow] {r.path}: {r.llm_failures} LLM calls failed ({r.reason}); "
                           "linked into the graph without them; re-run to retry only those", highlight=False)

@@ -220,7 +220,9 @@ def test_killed_ingest_finishes_on_rerun_without_duplicates(tmp_path, shared_emb
     pages = sorted(WIKI.glob("*.txt"))[:12]
     for p in pages:
         shutil.copy(p, folder / p.name)
-    env = {**os.environ, "HOPGRAPH_EMBEDDINGS__CACHE_DIR": str(shared_embedding_cache)}
+    # groups of 3 files: the kill lands between groups, with some documents done and some not
+    env = {**os.environ, "HOPGRAPH_EMBEDDINGS__CACHE_DIR": str(shared_embedding_cache),
+           "HOPGRAPH_INGEST__GROUP_DOCS": "3"}
     proc = subprocess.Popen([HOPGRAPH, "ingest", str(folder)], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     data = tmp_path / ".hopgraph"
