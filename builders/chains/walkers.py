@@ -7,7 +7,10 @@ keeps:
 * consecutive hops share a bridge: a specific Entity (bridges.py) that stands
   in a relation with the previous bridge inside one sentence of the hop
   (statements.py), so the hop can be asked about from its own evidence;
-* evidence is body text (or an image), never contents, references or tables;
+* evidence is body text (or an image), never contents or references; a
+  table only as the last hop of a text chain, answered by one cell whose
+  row label is the incoming bridge (tables.py), with probability
+  `table_share` when such a table exists;
 * no node twice, and no two hops whose evidence is near-identical
   (SIMILAR_TO at or above `near_duplicate`);
 * cross-document steps are preferred where they exist;
@@ -18,42 +21,13 @@ keeps:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from builders.chains.bridges import BridgeRules
+from builders.chains.candidate import Candidate, Hop
 from builders.chains.chain_types import chain_type
 from builders.chains.statements import StatementIndex
-from kg.ids import content_id
+from builders.chains.tables import TableIndex
 from queries.corpus_view import CorpusView
-
-
-@dataclass
-class Hop:
-    node_id: str
-    label: str  # Chunk or Image
-    bridge: str = ""  # entity id carried into the next hop ("" for the last, or a link)
-    bridge_kind: str = ""  # "entity", "link" or ""
-
-
-@dataclass
-class Candidate:
-    graph_type: str
-    hops: list[Hop]
-    structure: list[tuple[int, int]]  # edges between hop indices; len(hops) is the final question
-    answer_entity: str = ""  # entity the final answer names
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def id(self) -> str:
-        return content_id(self.graph_type, *[h.node_id for h in self.hops], self.answer_entity)
-
-    @property
-    def node_ids(self) -> list[str]:
-        return [h.node_id for h in self.hops]
-
-    @property
-    def bridges(self) -> list[str]:
-        return [h.bridge for h in self.hops if h.bridge_kind == "entity" and h.bridge]
 
 
 class Walker:
@@ -67,7 +41,7 @@ class Walker:
 
     def __init__(self, view: CorpusView, rng: random.Random, min_hops: int = 2, max_hops: int = 4,
                  near_duplicate: float = 0.92, max_entity_degree: int | None = None,
-                 statements: StatementIndex | None = None):
+                 statements: StatementIndex | None = None, table_share: float = 0.3):
         self.view = view
         self.rng = rng
         self.min_hops = min_hops
@@ -78,6 +52,8 @@ class Walker:
         # Entities mentioned nearly everywhere make weak bridges; skip the most frequent ones.
         n_nodes = max(1, len(view.nodes))
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
+        self.table_share = table_share
+        self.tables = TableIndex(view, self.rules.evidence_roles)
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
         self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
@@ -188,9 +164,9 @@ class Walker:
         """
         before = None if earlier is None else earlier | set().union(
             *(self.view.mentions.get(v, set()) for v in visited))
-        if onward == "answer":
-            return any(e not in avoid and e != ent and self.rules.can_answer(e)
-                       and (before is None or e not in before)
+        if onward in ("answer", "table"):
+            ok = self.rules.can_answer if onward == "answer" else self._table_bridge
+            return any(e not in avoid and e != ent and ok(e) and (before is None or e not in before)
                        for e in self.statements.partners(node_id, ent))
         if onward != "bridge":
             return True
@@ -229,15 +205,17 @@ class Walker:
             self._starts.pop()
         return None
 
-    def text_path(self, start: str, length: int, visited: list[str], incoming: str = "") -> list[Hop] | None:
-        """A serial walk of `length` chunks from `start`, each step clean (see step())."""
+    def text_path(self, start: str, length: int, visited: list[str], incoming: str = "",
+                  last: str = "answer") -> list[Hop] | None:
+        """A serial walk of `length` chunks from `start`, each step clean (see step()); the
+        last chunk must have an answer (`last` "answer") or a bridge into a table row ("table")."""
         hops = [Hop(start, self.view.nodes[start].label)]
         used_bridges: set[str] = {incoming} if incoming else set()
         while len(hops) < length:
             earlier = set().union(*(self.view.mentions.get(n, set()) for n in visited),
                                   *(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
             nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
-                            used_bridges, onward="bridge" if len(hops) + 1 < length else "answer",
+                            used_bridges, onward="bridge" if len(hops) + 1 < length else last,
                             earlier=earlier)
             if nxt is None:
                 return None
@@ -259,9 +237,45 @@ class Walker:
             start = self.start_chunk()
             if start is None:
                 return None
+            if self.tables.rows_of_entity and self.rng.random() < self.table_share:
+                cand = self._table_chain(start, length)
+                if cand is not None:
+                    return cand
             cand = self._serial("text_chain", self.text_path(start, length, []))
             if cand is not None:
                 return cand
+        return None
+
+    def _table_bridge(self, ent: str) -> bool:
+        """An entity that may carry a chain into a table: it names a table row and may bridge."""
+        return (bool(self.tables.rows(ent)) and self.rules.can_bridge(ent)
+                and len(self.view.mentioned_by.get(ent, ())) <= self.max_entity_degree)
+
+    def _table_chain(self, start: str, length: int) -> Candidate | None:
+        """Text hops from `start`, then one cell of a table whose row the last bridge names."""
+        hops = self.text_path(start, length - 1, [], last="table")
+        if hops is None:
+            return None
+        last, incoming = hops[-1].node_id, (hops[-2].bridge if len(hops) > 1 else "")
+        visited = [h.node_id for h in hops]
+        used = {h.bridge for h in hops if h.bridge}
+        earlier = set().union(*(self.view.mentions.get(n, set()) for n in visited[:-1]))
+        entities = [e for e in self.outgoing(last, incoming)
+                    if e not in used | earlier and e != incoming and self._table_bridge(e)]
+        self.rng.shuffle(entities)
+        text_before = "\n".join(self.view.nodes[n].text for n in visited)
+        doc = self.view.nodes[last].doc_id
+        for ent in entities:
+            for table, row in self.tables.rows(ent):
+                if not self.compatible(table, visited) or (
+                        self.view.nodes[table].doc_id != doc and not self.rules.cross_document_ok(ent)):
+                    continue
+                cell = self.tables.choose_cell(self.rng, table, row, text_before)
+                if cell is not None:
+                    hops[-1].bridge, hops[-1].bridge_kind = ent, "entity"
+                    structure = [(i, i + 1) for i in range(len(hops) + 1)]
+                    return Candidate("text_chain", [*hops, Hop(table, "Chunk")], structure, "",
+                                     {"table_cell": cell.to_meta()})
         return None
 
     def image_initiated_chain(self) -> Candidate | None:
