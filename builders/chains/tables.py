@@ -40,6 +40,7 @@ _HEADER_DEBRIS = re.compile(r"\.\s*\.|\s\.\s|^[^\w#%(]|[^\w)%\]]$")
 _NUMBER = re.compile(r"^[~≈<>≤≥]?\s?[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s?(?:%|[KMBkmb]\b)?"
                      r"(?:\s?±\s?\d+(?:\.\d+)?)?(?:\s?/\s?\d+)?$")
 _INTEGER = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d+$")
+_CAPTION_MARKUP = re.compile(r"[*_|`#<>]+")  # what clean_cell leaves of unpaired emphasis ("papers. ** - No")
 _CAPTION = re.compile(r"^\s*(?:Table|Tab\.)\s*[A-Z]?\d+[.:]?", re.IGNORECASE)
 
 
@@ -100,11 +101,11 @@ def table_caption(node: EvidenceNode) -> str:
             continue
         if line.startswith("|"):
             return ""
-        caption = clean_cell(line)
+        caption = " ".join(_CAPTION_MARKUP.sub(" ", clean_cell(line)).split())
         label = _CAPTION.match(caption)
         if not label:
             return ""
-        rest = re.split(r"(?<=[a-z0-9)])\.\s+(?=[A-Z])", caption[label.end():], maxsplit=1)[0]
+        rest = re.split(r"(?<=[a-z0-9)])\.\s+(?=[^a-z])", caption[label.end():], maxsplit=1)[0]
         return (caption[:label.end()] + rest).rstrip(". ")
     return ""
 

@@ -9,8 +9,8 @@ keeps:
   (statements.py), so the hop can be asked about from its own evidence;
 * evidence is body text (or an image), never contents or references; a
   table only as the last hop of a text chain, answered by one cell whose
-  row label is the incoming bridge (tables.py), with probability
-  `table_share` when such a table exists;
+  row label is the incoming bridge (tables.py, table_walk.py), with
+  probability `table_share` when such a chain exists;
 * no node twice, and no two hops whose evidence is near-identical
   (SIMILAR_TO at or above `near_duplicate`);
 * cross-document steps are preferred where they exist;
@@ -26,6 +26,7 @@ from builders.chains.bridges import BridgeRules
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.chain_types import chain_type
 from builders.chains.statements import StatementIndex
+from builders.chains.table_walk import TableWalk
 from builders.chains.tables import TableIndex
 from queries.corpus_view import CorpusView
 
@@ -53,7 +54,7 @@ class Walker:
         n_nodes = max(1, len(view.nodes))
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.table_share = table_share
-        self.tables = TableIndex(view, self.rules.evidence_roles)
+        self.table_walk = TableWalk(self, TableIndex(view, self.rules.evidence_roles))
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
         self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
@@ -164,9 +165,9 @@ class Walker:
         """
         before = None if earlier is None else earlier | set().union(
             *(self.view.mentions.get(v, set()) for v in visited))
-        if onward in ("answer", "table"):
-            ok = self.rules.can_answer if onward == "answer" else self._table_bridge
-            return any(e not in avoid and e != ent and ok(e) and (before is None or e not in before)
+        if onward == "answer":
+            return any(e not in avoid and e != ent and self.rules.can_answer(e)
+                       and (before is None or e not in before)
                        for e in self.statements.partners(node_id, ent))
         if onward != "bridge":
             return True
@@ -205,17 +206,15 @@ class Walker:
             self._starts.pop()
         return None
 
-    def text_path(self, start: str, length: int, visited: list[str], incoming: str = "",
-                  last: str = "answer") -> list[Hop] | None:
-        """A serial walk of `length` chunks from `start`, each step clean (see step()); the
-        last chunk must have an answer (`last` "answer") or a bridge into a table row ("table")."""
+    def text_path(self, start: str, length: int, visited: list[str], incoming: str = "") -> list[Hop] | None:
+        """A serial walk of `length` chunks from `start`, each step clean (see step())."""
         hops = [Hop(start, self.view.nodes[start].label)]
         used_bridges: set[str] = {incoming} if incoming else set()
         while len(hops) < length:
             earlier = set().union(*(self.view.mentions.get(n, set()) for n in visited),
                                   *(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
             nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
-                            used_bridges, onward="bridge" if len(hops) + 1 < length else last,
+                            used_bridges, onward="bridge" if len(hops) + 1 < length else "answer",
                             earlier=earlier)
             if nxt is None:
                 return None
@@ -233,49 +232,17 @@ class Walker:
         if not self.chunks:
             return None
         length = self.sample_length()
+        if self.table_walk.possible(length) and self.rng.random() < self.table_share:
+            cand = self.table_walk.chain(length)
+            if cand is not None:
+                return cand
         for _ in range(self.STARTS):
             start = self.start_chunk()
             if start is None:
                 return None
-            if self.tables.rows_of_entity and self.rng.random() < self.table_share:
-                cand = self._table_chain(start, length)
-                if cand is not None:
-                    return cand
             cand = self._serial("text_chain", self.text_path(start, length, []))
             if cand is not None:
                 return cand
-        return None
-
-    def _table_bridge(self, ent: str) -> bool:
-        """An entity that may carry a chain into a table: it names a table row and may bridge."""
-        return (bool(self.tables.rows(ent)) and self.rules.can_bridge(ent)
-                and len(self.view.mentioned_by.get(ent, ())) <= self.max_entity_degree)
-
-    def _table_chain(self, start: str, length: int) -> Candidate | None:
-        """Text hops from `start`, then one cell of a table whose row the last bridge names."""
-        hops = self.text_path(start, length - 1, [], last="table")
-        if hops is None:
-            return None
-        last, incoming = hops[-1].node_id, (hops[-2].bridge if len(hops) > 1 else "")
-        visited = [h.node_id for h in hops]
-        used = {h.bridge for h in hops if h.bridge}
-        earlier = set().union(*(self.view.mentions.get(n, set()) for n in visited[:-1]))
-        entities = [e for e in self.outgoing(last, incoming)
-                    if e not in used | earlier and e != incoming and self._table_bridge(e)]
-        self.rng.shuffle(entities)
-        text_before = "\n".join(self.view.nodes[n].text for n in visited)
-        doc = self.view.nodes[last].doc_id
-        for ent in entities:
-            for table, row in self.tables.rows(ent):
-                if not self.compatible(table, visited) or (
-                        self.view.nodes[table].doc_id != doc and not self.rules.cross_document_ok(ent)):
-                    continue
-                cell = self.tables.choose_cell(self.rng, table, row, text_before)
-                if cell is not None:
-                    hops[-1].bridge, hops[-1].bridge_kind = ent, "entity"
-                    structure = [(i, i + 1) for i in range(len(hops) + 1)]
-                    return Candidate("text_chain", [*hops, Hop(table, "Chunk")], structure, "",
-                                     {"table_cell": cell.to_meta()})
         return None
 
     def image_initiated_chain(self) -> Candidate | None:

@@ -80,7 +80,7 @@ def test_a_text_chain_ends_in_a_cell_of_the_row_its_bridge_names(view):
 
 def test_tables_whose_rows_name_no_chain_entity_are_never_used(view):
     walker = _walker(view)
-    assert walker.tables.rows_of_entity and not any(t == "species" for rows in walker.tables.rows_of_entity.values()
+    assert walker.table_walk.tables.rows_of_entity and not any(t == "species" for rows in walker.table_walk.tables.rows_of_entity.values()
                                                     for t, _row in rows)
     used = set()
     for _ in range(120):
