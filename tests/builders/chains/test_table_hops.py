@@ -152,7 +152,7 @@ def test_the_llm_request_names_the_cell_by_row_and_column(view):
     last = hops[-1]
     assert "| Gulf of Riga |" in last["evidence"]
     cell = cand.table_cell
-    assert last["target_answer"] == {"row": "Gulf of Riga", "column": cell.column_label, "value": cell.answer}
+    assert last["target_answer"] == f'{cell.answer} (the table cell in row "Gulf of Riga", column "{cell.column_label}")'
 
 
 def test_generate_writes_and_exports_the_cell(store, tmp_path):
