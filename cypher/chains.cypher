@@ -9,7 +9,8 @@ MERGE (c:Chain {id: r.id})
 SET c += r
 
 // name: upsert_hops
-// Hop.table_cell: for a hop answered by one table cell, JSON {row_label, column_label, value, unit}.
+// Hop.table_cell: for a hop answered by one table cell, JSON {row_label, column_label, value, unit};
+// Hop.table_row: that cell's row label (the bridge into the table names it).
 UNWIND $rows AS r
 MERGE (h:Hop {id: r.id})
 SET h += r

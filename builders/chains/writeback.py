@@ -2,7 +2,8 @@
 
 A hop answered by a table cell keeps that cell on its Hop node as
 `table_cell`, a JSON string {row_label, column_label, value, unit}, so the
-answer can be checked against the table without re-reading the grid.
+answer can be checked against the table without re-reading the grid, and
+its row label as `table_row`, which the broken-bridge audit reads.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
             "right_without": bool(emp.right_without[i]) if emp and i < len(emp.right_without) else False,
         })
         if cell and i == len(cand.hops) - 1:
+            hops[-1]["table_row"] = cell.row_label  # plain, for cypher/audits/broken_bridge.cypher
             hops[-1]["table_cell"] = json.dumps({"row_label": cell.row_label, "column_label": cell.column_label,
                                                  "value": cell.value, "unit": cell.unit}, ensure_ascii=False)
         has_hop.append({"s": chain_id, "d": hop_id, "index": i})

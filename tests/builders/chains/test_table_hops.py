@@ -167,6 +167,12 @@ def test_generate_writes_and_exports_the_cell(store, tmp_path):
     run_generate(settings, store, console=Quiet())
     hops = [r for r in store.run("quality_hops") if r.get("table_cell")]
     assert hops, "no accepted chain ends in a table hop"
+    # The audits re-check what was written: the row label joins the bridge to the table
+    # even where no MENTIONS edge does ("gulfs" has none).
+    from queries.audit import run_audits
+
+    audits = run_audits(store)
+    assert not audits["failed"], {r["audit"]: r["examples"] for r in audits["audits"] if r["accepted_violations"]}
     stats = dataset_stats(store, runs_dir=settings.store.data_dir / "runs")
     assert stats["quality"]["table_hops"] == len(hops)
     assert stats["quality"]["answer_in_evidence_share"] == 1.0
