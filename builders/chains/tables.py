@@ -33,13 +33,14 @@ from queries.corpus_view import CorpusView, EvidenceNode
 MAX_VALUE_WORDS = 6
 MAX_VALUE_CHARS = 40
 MAX_HEADER_CHARS = 40
-_MARKDOWN = ("|", "**", "<br", "__", "`")
+_MARKDOWN = ("|", "**", "<br", "__", "`", "](", "http://", "https://")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
 _NON_WORD = re.compile(r"[\W_]+")
 _HEADER_DEBRIS = re.compile(r"\.\s*\.|\s\.\s|^[^\w#%(]|[^\w)%\]]$")
 _NUMBER = re.compile(r"^[~≈<>≤≥]?\s?[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s?(?:%|[KMBkmb]\b)?"
                      r"(?:\s?±\s?\d+(?:\.\d+)?)?(?:\s?/\s?\d+)?$")
 _INTEGER = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d+$")
+_BOLD_OR_BREAK = re.compile(r"<br\s*/?>|\*\*|(?<=\S)\*+(?=\s|\||$)", re.IGNORECASE)
 _CAPTION_MARKUP = re.compile(r"[*_|`#<>]+")  # what clean_cell leaves of unpaired emphasis ("papers. ** - No")
 _CAPTION = re.compile(r"^\s*(?:Table|Tab\.)\s*[A-Z]?\d+[.:]?", re.IGNORECASE)
 
@@ -50,8 +51,13 @@ def normal_label(text: str) -> str:
 
 
 def normal_text(text: str) -> str:
-    """A table's text as a reader sees it: markdown emphasis and line breaks gone, spacing collapsed."""
-    return " ".join(clean_cell(text).split()).casefold()
+    """A table's text as a reader sees it: bold marks and line breaks gone, spacing collapsed.
+
+    Lighter than kg.ingest.tables.clean_cell on purpose: that one also takes
+    underscores and backticks for emphasis ("`do_code_enrichment`" becomes
+    "docodeenrichment"), and a value only it can find is one a reader cannot.
+    """
+    return " ".join(_BOLD_OR_BREAK.sub(" ", text).split()).casefold()
 
 
 def names_value(text: str, value: str) -> bool:
@@ -170,11 +176,14 @@ class TableIndex:
         headers = Counter({c.column: c.column_label for c in cells}.values())
         labels = Counter({c.row: c.row_label for c in cells}.values())
         text = normal_text(node.text)
+        words = normal_label(text)
         keys: dict[str, tuple[str, int]] = {}
         seen_short: Counter = Counter()
         for cell in cells:
             if labels[cell.row_label] > 1 or headers[cell.column_label] > 1 or not readable_header(cell.column_label):
                 continue
+            if normal_label(cell.row_label) not in words or normal_label(cell.column_label) not in words:
+                continue  # cleaning changed it ("do_x" -> "dox"): a reader would not find it
             value = " ".join(cell.value.split())
             if not usable_value(value) or value.casefold() not in text or normal_label(value) in (
                     normal_label(cell.row_label), normal_label(cell.column_label)):

@@ -192,3 +192,41 @@ def test_generate_writes_and_exports_the_cell(store, tmp_path):
     assert f"Table hops: **{len(hops)}**" in (out / "README.md").read_text()
     stats_json = json.loads((out / "stats.json").read_text())
     assert stats_json["export"]["table_hops"] == len(hops)
+
+
+# ---------------------------------------------------------------- which cells a person can check
+def _index(text: str, cells: str | None = None, names: dict[str, str] | None = None):
+    from builders.chains.tables import TableIndex
+    from kg.ingest.tables import table_grid
+    from queries.corpus_view import CorpusView, EvidenceNode
+
+    view = CorpusView()
+    grid = table_grid(text).to_json() if cells is None else cells
+    view.nodes["t"] = EvidenceNode("t", "Chunk", "d", text, "table", cells=grid)
+    view.entity_name.update(names or {})
+    index = TableIndex(view, frozenset({"body"}))
+    return {(c.row_label, c.column_label): c.value for cs in index.cells.values() for c in cs}, index
+
+
+def test_only_cells_a_reader_can_find_by_row_and_column_are_answers():
+    cells, _ = _index(
+        "| Domain | Dataset | Score | Score | Notes |\n|---|---|---|---|---|\n"
+        "| Biomed | BC5CDR | 90.01 | 1 | ok |\n| | NCBI-disease | 88.57 | 2 | ok |\n"  # "Biomed" heads a group
+        "| CS | SciERC | 67.57 | 3 | See [docs](#x). |\n"  # a markdown link is no answer
+        "| Code | `do_code_enrichment` | 5 | 4 | fine |\n"  # cleaning would print "docodeenrichment"
+        "| Twice | a | 1 | 5 | x |\n| Twice | b | 2 | 6 | y |")  # a row label said twice names no row
+    assert ("CS", "Dataset") in cells and cells[("CS", "Dataset")] == "SciERC"
+    assert not any(row in ("Biomed", "Twice") for row, _ in cells)
+    assert not any(col == "Score" for _, col in cells)  # a header said twice names no column
+    assert ("CS", "Notes") not in cells and ("Code", "Dataset") not in cells
+    assert cells[("Code", "Notes")] == "fine"
+
+
+def test_a_row_is_found_by_name_without_its_year_and_a_broken_grid_falls_back_to_the_text():
+    text = ("Table 1: Datasets.\n\n| Dataset | Words |\n|---|---|\n| PubMed (2018) | **3092** |\n"
+            "| Bib. linking (GROBID) | 1.00 |\n| Bib. linking (LATEX) | 0.96 |")
+    names = {"pubmed": "PubMed", "bib linking": "Bib. linking", "grobid": "GROBID"}
+    cells, index = _index(text, cells='{"header": ["Dataset"', names=names)  # a truncated grid JSON
+    assert cells[("PubMed (2018)", "Words")] == "3092"
+    assert index.rows("pubmed") == [("t", 0)]
+    assert index.rows("bib linking") == []  # the short form would name two rows
