@@ -230,3 +230,55 @@ def test_a_row_is_found_by_name_without_its_year_and_a_broken_grid_falls_back_to
     assert cells[("PubMed (2018)", "Words")] == "3092"
     assert index.rows("pubmed") == [("t", 0)]
     assert index.rows("bib linking") == []  # the short form would name two rows
+
+
+# ---------------------------------------------------------------- the LLM path
+class CellWriter:
+    """A scripted model: asks for the target answer it is given; the verifier finds every hop needed."""
+
+    def __init__(self):
+        self.verbalize_users: list[str] = []
+
+    def __call__(self, body):
+        from tests.fake_llm import system_text, user_text
+        from tests.llm_server import ok
+
+        system, user = system_text(body), user_text(body)
+        if "You write multi-hop questions" in system:
+            self.verbalize_users.append(user)
+            hops = json.loads(user[user.index("["):user.rindex("]") + 1])
+            target = hops[-1].get("target_answer", "")
+            answer = target.split(" (the table cell", 1)[0]
+            subs = [{"subquestion": f"What is step {i}?", "answer": h["bridge_to_next"] or answer}
+                    for i, h in enumerate(hops)]
+            return ok({"hops": subs, "question": f"Which value ends chain {len(self.verbalize_users)}?",
+                       "answer": answer})
+        if "strict reviewer" in system:
+            n = int(re.search(r"Evidence \((\d+) items", user).group(1))
+            return ok({"answerable_without": [False] * n, "single_item_answers": False, "faithful": True,
+                       "standalone": True, "closed_book_answerable": False, "reasons": ""})
+        raise AssertionError(f"unexpected request: {system[:80]}")
+
+
+@pytest.mark.timeout(300)
+def test_the_llm_path_asks_for_the_cell_and_writes_it_back(store, tmp_path):
+    from builders.chains.generate import run_generate
+    from tests.llm_server import ScriptedLLMServer
+
+    writer = CellWriter()
+    with ScriptedLLMServer(responder=writer) as server:
+        settings = make_settings(tmp_path / ".hopgraph")
+        settings.llm.base_url = server.base_url
+        settings.generate.n = 4
+        settings.generate.types = ["text_chain"]
+        settings.generate.table_share = 1.0
+        run_generate(settings, store, console=Quiet())
+    asked = [u for u in writer.verbalize_users if "(the table cell in row" in u]
+    assert asked, "no verbalize request named a table cell"
+    assert any('(the table cell in row \\"Gulf of Riga\\", column \\"' in u for u in asked)
+    rows = [r for r in store.run("hops_for_export") if r["hop"].get("table_cell")]
+    assert rows
+    for r in rows:
+        cell = json.loads(r["hop"]["table_cell"])
+        assert r["evidence_id"] in ("gulfs", "tab") and cell["value"] in r["text"].replace("**", "")
+        assert r["hop"]["answer"] == (cell["unit"] or "") + cell["value"]
