@@ -13,10 +13,14 @@ A cell may be an answer only when a person can check it in the table:
 
 * its row label occurs once in the table and its column header once, the
   header is readable (no extraction debris such as "ors. . ope rat") and is
-  not the row-label column;
+  not the row-label column; a labelled row followed by unlabelled ones
+  heads a group and names none of them;
+* row label, header and value read as the table prints them (cleaning that
+  changed them, "do_x" -> "dox", makes the cell unfindable);
 * the value is short (at most MAX_VALUE_WORDS words), has a letter or digit,
-  holds no markdown, and occurs in the table's text;
-* numbers and short values are preferred to prose.
+  holds no markdown, links or URLs, and occurs in the table's text;
+* numbers and short values are preferred to prose, and a value an earlier
+  hop names is never chosen.
 """
 
 from __future__ import annotations

@@ -282,3 +282,12 @@ def test_the_llm_path_asks_for_the_cell_and_writes_it_back(store, tmp_path):
         cell = json.loads(r["hop"]["table_cell"])
         assert r["evidence_id"] in ("gulfs", "tab") and cell["value"] in r["text"].replace("**", "")
         assert r["hop"]["answer"] == (cell["unit"] or "") + cell["value"]
+
+
+def test_shrinking_never_drops_the_hop_that_names_the_table_row(view):
+    from builders.chains.shrink import drop_hop
+
+    cand = next(c for c in _table_candidates(_walker(view)) if len(c.hops) == 3)
+    assert drop_hop(view, cand, 1) is None  # its bridge is the row the cell is read from
+    smaller = drop_hop(view, cand, 0)
+    assert smaller is not None and smaller.table_cell == cand.table_cell and smaller.node_ids == cand.node_ids[1:]
