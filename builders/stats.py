@@ -142,7 +142,9 @@ def quality_figures(store: Any) -> dict[str, Any]:
     answer occurs in their evidence, target 1.0; question_word_agreement: share
     of questions whose question word does not contradict the answer's type;
     median_bridge_df: median number of documents mentioning a bridge;
-    average_hops and share_3plus_hops.
+    average_hops and share_3plus_hops; table_hops: hops answered by one
+    table cell (their answer counts as in the evidence when the cell's value
+    is in the table's text: "$22,439" is "$ | 22,439" there).
     """
     from builders.chains.bridges import looks_like_furniture
     from builders.chains.question_words import agrees
@@ -151,8 +153,7 @@ def quality_figures(store: Any) -> dict[str, Any]:
     text_hops = [h for h in hops if h.get("modality") == "text" and h.get("text") is not None]
     non_content = [h for h in text_hops if (h.get("role") or "body") in NON_CONTENT_ROLES
                    or looks_like_furniture(h["text"])]
-    in_evidence = [h for h in text_hops if _normal(h.get("answer") or "") and
-                   _normal(h["answer"]) in _normal(h["text"])]
+    in_evidence = [h for h in text_hops if _answer_in_evidence(h)]
     chains = store.run("quality_chains")
     agreeing = [c for c in chains if agrees(c.get("question") or "", c.get("answer_name") or c.get("answer") or "",
                                             c.get("answer_label") or "")]
@@ -165,7 +166,22 @@ def quality_figures(store: Any) -> dict[str, Any]:
         "median_bridge_df": float(median(dfs)) if dfs else 0.0,
         "average_hops": round(sum(n_hops) / len(n_hops), 4) if n_hops else 0.0,
         "share_3plus_hops": _share(sum(n >= 3 for n in n_hops), len(n_hops)),
+        "table_hops": sum(1 for h in hops if h.get("table_cell")),
     }
+
+
+def _answer_in_evidence(hop: dict[str, Any]) -> bool:
+    """The hop's answer is in its evidence; for a table cell, its value is in the table as a reader sees it."""
+    from builders.chains.tables import normal_text
+
+    if hop.get("table_cell"):
+        try:
+            value = str(json.loads(hop["table_cell"]).get("value") or "")
+        except (ValueError, AttributeError):
+            value = ""  # not a cell as write-back stores it
+        return bool(value) and normal_text(value) in normal_text(hop["text"])
+    answer = _normal(hop.get("answer") or "")
+    return bool(answer) and answer in _normal(hop["text"])
 
 
 def _normal(text: str) -> str:

@@ -9,6 +9,8 @@ MERGE (c:Chain {id: r.id})
 SET c += r
 
 // name: upsert_hops
+// Hop.table_cell: for a hop answered by one table cell, JSON {row_label, column_label, value, unit};
+// Hop.table_row: that cell's row label (the bridge into the table names it).
 UNWIND $rows AS r
 MERGE (h:Hop {id: r.id})
 SET h += r
@@ -92,7 +94,7 @@ MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)
 WHERE c.status = 'accepted'
 OPTIONAL MATCH (h)-[:USES]->(n:Chunk)
 RETURN c.id AS chain_id, h.index AS idx, h.modality AS modality, h.answer AS answer,
-       n.text AS text, n.role AS role, n.kind AS kind
+       n.text AS text, n.role AS role, n.kind AS kind, h.table_cell AS table_cell
 
 // name: quality_chains
 MATCH (c:Chain)

@@ -4,7 +4,7 @@
 // name: walk_chunks
 MATCH (c:Chunk)
 RETURN c.id AS id, c.doc_id AS doc_id, c.kind AS kind, c.text AS text, c.label AS label,
-       c.page_start AS page, c.role AS role
+       c.page_start AS page, c.role AS role, c.cells AS cells
 ORDER BY c.doc_id, c.index
 
 // name: walk_images

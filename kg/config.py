@@ -142,6 +142,8 @@ class GenerateConfig(Section):
     evidence_roles: list[str] = Field(default_factory=lambda: ["body", "appendix"])
     max_doc_share: float = Field(0.3, gt=0, le=1)  # a bridge in more of one document's chunks is its topic
     max_df_share: float = Field(0.1, gt=0, le=1)  # IDF cap on bridges, corpora of 20+ documents
+    # A text chain whose last bridge names a table row ends in one cell of that row with this probability.
+    table_share: float = Field(0.3, ge=0, le=1)
 
 
 class VerifyConfig(Section):
@@ -349,6 +351,7 @@ near_duplicate_score = 0.92   # two hops this similar are one piece of evidence
 evidence_roles = ["body", "appendix"]  # chunk section roles that may be chain evidence
 max_doc_share = 0.3           # a bridge in more of one document's chunks is that document's topic
 max_df_share = 0.1            # a bridge in more of the documents (20+ documents) is too common
+table_share = 0.3             # chance a text chain ends in one table cell when its last bridge names a row
 
 [verify]
 necessity = "judge"           # or "empirical": answer with each hop removed (MC-Search HAVE)

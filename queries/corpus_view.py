@@ -25,6 +25,7 @@ class EvidenceNode:
     caption: str = ""
     topic: str = ""
     role: str = "body"  # section role from ingest (body, contents, references, ...); missing: body
+    cells: str = ""  # table chunks: the grid JSON of kg.ingest.tables (builders/chains/tables.py reads it)
 
 
 @dataclass
@@ -70,7 +71,8 @@ def load_corpus_view(store) -> CorpusView:
         view.doc_title[r["id"]] = r["title"] or r["path"] or r["id"]
     for r in store.run("walk_chunks"):
         view.nodes[r["id"]] = EvidenceNode(r["id"], "Chunk", r["doc_id"] or "", r["text"] or "",
-                                           r["kind"] or "text", r["page"], role=r.get("role") or "body")
+                                           r["kind"] or "text", r["page"], role=r.get("role") or "body",
+                                           cells=r.get("cells") or "")
     for r in store.run("walk_images"):
         text = r["description"] or r["caption"] or ""
         view.nodes[r["id"]] = EvidenceNode(r["id"], "Image", r["doc_id"] or "", text, "image", r["page"],

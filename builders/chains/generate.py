@@ -123,7 +123,8 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random) -> Wal
     cfg = settings.generate
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
-    return Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements)
+    return Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
+                  table_share=cfg.table_share)
 
 
 def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: GenerateReport, console) -> list[str]:

@@ -17,6 +17,10 @@ COUNT_LABELS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _NAME_WORD = re.compile(r"^[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\.?$|^[A-Z]\.$")
 _WH = re.compile(r"\b(which (?:person|people|place|location|city|country|date|year)|who|whom|whose|where|when"
                  r"|how many|how much|what|which)\b", re.IGNORECASE)
+_MONEY = re.compile(r"^(?:US)?[$€£¥]\s?\d|\d\s?(?:USD|EUR|GBP|dollars?)$", re.IGNORECASE)
+_PERCENT = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?\s?%$")
+_YEAR = re.compile(r"^(?:1[89]|20)\d{2}$")
+_CARDINAL = re.compile(r"^[~≈<>]?\s?[-+−]?\d[\d,]*(?:\.\d+)?\s?[KMBkmb]?$")
 _WHICH = {"person": "who", "people": "who", "place": "where", "location": "where", "city": "where",
           "country": "where", "date": "when", "year": "when"}
 
@@ -28,6 +32,18 @@ def looks_like_person(name: str) -> bool:
 
 def looks_like_place(name: str) -> bool:
     return bool(name) and name[:1].isupper() and not name.isupper() and not any(c.isdigit() for c in name)
+
+
+def value_label(value: str, unit: str = "") -> str:
+    """The type of a table cell's value in spaCy's terms: MONEY, PERCENT, DATE (a year), CARDINAL or ""."""
+    value = " ".join(value.split())
+    if _MONEY.search(value) or (unit and _CARDINAL.match(value)):
+        return "MONEY"
+    if _PERCENT.match(value):
+        return "PERCENT"
+    if _YEAR.match(value):
+        return "DATE"
+    return "CARDINAL" if _CARDINAL.match(value) else ""
 
 
 def question_word(name: str, label: str) -> str:
@@ -55,6 +71,8 @@ def asked_word(question: str) -> str:
 
 
 def agrees(question: str, name: str, label: str) -> bool:
-    """No contradiction: "what" fits any answer; who/where/when/how many only their own type."""
+    """No contradiction: "what" fits any answer; who/where/when/how many only their own type.
+    An answer without a label (a table cell) is typed by its value."""
     asked = asked_word(question)
+    label = label or value_label(name)
     return asked == "what" or asked == question_word(name, label)

@@ -30,6 +30,8 @@ def drop_hop(view: CorpusView, cand: Candidate, drop: int) -> Candidate | None:
     hops = [Hop(h.node_id, h.label, h.bridge, h.bridge_kind) for h in cand.hops]
     if drop == len(hops) - 1:
         return None  # the last hop holds the answer
+    if cand.table_cell is not None and drop == len(hops) - 2:
+        return None  # its bridge is the table row the cell is read from: no other entity can stand in
     kind = chain_type(cand.graph_type)
     if drop > 0 and kind.serial:
         before, after = hops[drop - 1], hops[drop + 1]

@@ -5,7 +5,9 @@ plus a final question and answer.
   of its own hop's evidence with the hop's answer blanked (builders/chains/
   statements.py), turned into a question whose word follows the answer's type
   (question_words.py); the final question nests them so every bridge must
-  be found. Marked generator="offline".
+  be found. Marked generator="offline". A chain that ends in a table cell
+  (tables.py) asks that cell's question about the previous hop's answer:
+  "What is the <column> of B in "<caption>"?".
 * LLMVerbalizer: one generator call per chain (prompt kg/prompts/verbalize_chain.md).
 """
 
@@ -16,12 +18,14 @@ import re
 from dataclasses import dataclass, field
 
 from builders.chains.question_words import question_word
+from builders.chains.candidate import Candidate
 from builders.chains.statements import Statement, StatementIndex, find_surface, replace_once
-from builders.chains.walkers import Candidate
+from builders.chains.tables import TableCell, cell_question, table_caption
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 
 BLANK = "___"
+LETTERS = "ABCDEFGH"
 BLANK_RE = re.escape(BLANK)
 
 
@@ -132,11 +136,26 @@ class OfflineVerbalizer:
                                                    set(targets[1:]))
         return self.statements.relation(hop.node_id, incoming, targets[i])
 
+    def table_phrase(self, node_id: str) -> tuple[str, str]:
+        """(the table as a sub-question cites it, the table as the final question names it)."""
+        node = self.view.nodes[node_id]
+        title = _quote(self.view.doc_title.get(node.doc_id, node.doc_id))
+        caption = table_caption(node)
+        if caption:
+            return f'"{_quote(caption)}" of "{title}"', f'"{_quote(caption)}"'
+        return f'a table of "{title}"', f'a table of "{title}"'
+
+    def table_hop(self, cand: Candidate, cell: TableCell) -> HopText:
+        cited, _ = self.table_phrase(cand.hops[-1].node_id)
+        question = cell_question(cell, cell.row_label)
+        return HopText(f"According to {cited}: {question[:1].lower()}{question[1:]}", cell.answer)
+
     def verbalize(self, cand: Candidate) -> Draft:
         targets = [h.bridge for h in cand.hops[:-1]] + [cand.answer_entity]
         statements: list[Statement] = []
         hops: list[HopText] = []
-        for i, hop in enumerate(cand.hops):
+        cell = cand.table_cell
+        for i, hop in enumerate(cand.hops[:-1] if cell else cand.hops):
             st = self.hop_statement(cand, i, targets)
             if st is None:
                 return Draft(cand, [], "", "", self.name, error=f"hop {i}: no statement of its evidence "
@@ -145,22 +164,27 @@ class OfflineVerbalizer:
             hops.append(HopText(f"According to {self.source_phrase(hop.node_id)}: {question}", st.surface,
                                 st.text))
             statements.append(st)
-        question = self.final_question(statements)
+        last = ""
+        if cell:
+            hops.append(self.table_hop(cand, cell))
+            last = cell_question(cell, LETTERS[len(statements) - 1], "in " + self.table_phrase(cell.table_id)[1])
+        question = self.final_question(statements, last)
         anchor = statements[0].blanked()
         return Draft(cand, hops, question, hops[-1].answer, self.name, {"verbalize": "offline-2"}, anchor=anchor)
 
-    def final_question(self, statements: list[Statement]) -> str:
-        letters = "ABCDEFGH"
+    def final_question(self, statements: list[Statement], last: str = "") -> str:
+        """Nested questions; `last` (a table cell's question about the last letter) closes them when given."""
         parts = []
         for i, st in enumerate(statements):
             text = st.blanked()
             if st.incoming_surface and i > 0:
-                text = replace_once(text, st.incoming_surface, letters[i - 1])
+                text = replace_once(text, st.incoming_surface, LETTERS[i - 1])
             q = ask(text, self.wh(st.target))
-            if i == len(statements) - 1:
+            if i == len(statements) - 1 and not last:
                 parts.append(q)
             else:
-                parts.append(f'Let {letters[i]} be the answer to "{q}"')
+                parts.append(f'Let {LETTERS[i]} be the answer to "{q}"')
+        parts += [last] if last else []
         return ". ".join(parts[:-1]) + ". " + parts[-1] if len(parts) > 1 else parts[0]
 
 
@@ -178,7 +202,13 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
-        if i == len(cand.hops) - 1 and cand.answer_entity:
+        cell = cand.table_cell
+        if i == len(cand.hops) - 1 and cell:
+            # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
+            # like every other target_answer: the prompt and its replies expect one.
+            item["target_answer"] = (f'{cell.answer} (the table cell in row "{cell.row_label}", '
+                                     f'column "{cell.column_label}")')
+        elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
             # it must not collapse into one cached question.
             item["target_answer"] = view.entity_name.get(cand.answer_entity, cand.answer_entity)

@@ -17,6 +17,11 @@ sentence that names a known entity make all of its entities known (a
 bridge is exactly such a shared entity). The question is answerable when
 the answer entity becomes known. Removing a necessary hop cuts that path. The LLM verifier asks the same questions of a model in one
 batched call per chain (kg/prompts/verify_chain.md).
+
+A table hop (a chain ending in one cell, tables.py) is one item for
+reachability, {the row's entity, the cell}; it is faithful when the value
+occurs in the table's text, and the value must not occur in an earlier
+hop's evidence (a reader would find it there without the table).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from builders.chains.statements import StatementIndex
+from builders.chains.tables import names_value, normal_label, normal_text
 from builders.chains.verbalize import Draft, mentions_entity
 from queries.corpus_view import CorpusView
 
@@ -89,6 +95,9 @@ def navigation_ok(view: CorpusView, draft: Draft) -> bool:
         carried = draft.hops[i].answer.lower() in nxt.lower()
         if hop.bridge_kind == "entity":
             carried = carried or mentions_entity(view, hop.bridge, nxt)
+        cell = cand.table_cell
+        if cell and i == len(cand.hops) - 2:  # the row label as written, punctuation aside
+            carried = carried or normal_label(cell.row_label) in normal_label(nxt)
         elif hop.bridge_kind == "link":
             carried = True  # a figure reference carries the chain, not a name
         if not carried:
@@ -118,7 +127,11 @@ def answerable(question_entities: set[str], items: list[set[str]], answer: str) 
 def sentence_items(statements: StatementIndex, draft: Draft) -> list[list[set[str]]]:
     """Per hop, the entity sets of its evidence's sentences: a reader links facts sentence by sentence."""
     items = []
+    cell = draft.candidate.table_cell
     for i, hop in enumerate(draft.candidate.hops):
+        if cell and i == len(draft.candidate.hops) - 1:
+            items.append([{draft.candidate.hops[i - 1].bridge, cell.key}] if i else [{cell.key}])
+            continue
         hop_items = [set(s.spans) for s in statements.sentences(hop.node_id)]
         if i == 0 and draft.hops and draft.hops[0].statement:
             # The question quotes hop 0's statement (answer blanked): that quote
@@ -155,7 +168,8 @@ def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -
     cand = draft.candidate
     per_hop = sentence_items(statements, draft)
     universe = set().union(*(set().union(*h) if h else set() for h in per_hop))
-    answer = cand.answer_entity
+    cell = cand.table_cell
+    answer = cell.key if cell else cand.answer_entity
     seeds = question_entities(view, draft.question, universe) - {answer}
     if any("quote:0" in s for s in (per_hop[0] if per_hop else [])):
         seeds.add("quote:0")
@@ -180,10 +194,24 @@ def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -
     v.no_shortcut = not any(answerable(seeds, h, answer) for h in per_hop) if len(per_hop) > 1 else True
     v.no_shortcut = v.no_shortcut and not one_item_holds_all(view, cand)
     v.faithful = v.faithful and all(_normal(h.answer) in _normal(view.nodes[n.node_id].text)
-                                    for h, n in zip(draft.hops, cand.hops))
+                                    for h, n in zip(draft.hops[:-1] if cell else draft.hops, cand.hops))
     v.standalone = is_standalone(draft.question)
     v.requires_content = draft.answer.lower() not in draft.question.lower()
+    if cell:
+        table_checks(view, draft, v)
     return v
+
+
+def table_checks(view: CorpusView, draft: Draft, v: ChainVerdict) -> None:
+    """A table answer is the cell's value, found in the table and in no earlier hop's evidence."""
+    cell, hops = draft.candidate.table_cell, draft.candidate.hops
+    if normal_text(cell.value) not in normal_text(view.nodes[hops[-1].node_id].text):
+        v.faithful = False
+        v.reasons.append(f"cell value {cell.value!r} not in the table's text")
+    if any(names_value(view.nodes[h.node_id].text, cell.value) for h in hops[:-1]):
+        v.no_shortcut = False
+        v.reasons.append(f"cell value {cell.value!r} already in an earlier hop's evidence")
+    v.requires_content = v.requires_content and not names_value(draft.question, cell.value)
 
 
 # ---------------------------------------------------------------- LLM verifier

@@ -7,7 +7,10 @@ keeps:
 * consecutive hops share a bridge: a specific Entity (bridges.py) that stands
   in a relation with the previous bridge inside one sentence of the hop
   (statements.py), so the hop can be asked about from its own evidence;
-* evidence is body text (or an image), never contents, references or tables;
+* evidence is body text (or an image), never contents or references; a
+  table only as the last hop of a text chain, answered by one cell whose
+  row label is the incoming bridge (tables.py, table_walk.py), with
+  probability `table_share` when such a chain exists;
 * no node twice, and no two hops whose evidence is near-identical
   (SIMILAR_TO at or above `near_duplicate`);
 * cross-document steps are preferred where they exist;
@@ -18,42 +21,14 @@ keeps:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 from builders.chains.bridges import BridgeRules
+from builders.chains.candidate import Candidate, Hop
 from builders.chains.chain_types import chain_type
 from builders.chains.statements import StatementIndex
-from kg.ids import content_id
+from builders.chains.table_walk import TableWalk
+from builders.chains.tables import TableIndex
 from queries.corpus_view import CorpusView
-
-
-@dataclass
-class Hop:
-    node_id: str
-    label: str  # Chunk or Image
-    bridge: str = ""  # entity id carried into the next hop ("" for the last, or a link)
-    bridge_kind: str = ""  # "entity", "link" or ""
-
-
-@dataclass
-class Candidate:
-    graph_type: str
-    hops: list[Hop]
-    structure: list[tuple[int, int]]  # edges between hop indices; len(hops) is the final question
-    answer_entity: str = ""  # entity the final answer names
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def id(self) -> str:
-        return content_id(self.graph_type, *[h.node_id for h in self.hops], self.answer_entity)
-
-    @property
-    def node_ids(self) -> list[str]:
-        return [h.node_id for h in self.hops]
-
-    @property
-    def bridges(self) -> list[str]:
-        return [h.bridge for h in self.hops if h.bridge_kind == "entity" and h.bridge]
 
 
 class Walker:
@@ -67,7 +42,7 @@ class Walker:
 
     def __init__(self, view: CorpusView, rng: random.Random, min_hops: int = 2, max_hops: int = 4,
                  near_duplicate: float = 0.92, max_entity_degree: int | None = None,
-                 statements: StatementIndex | None = None):
+                 statements: StatementIndex | None = None, table_share: float = 0.3):
         self.view = view
         self.rng = rng
         self.min_hops = min_hops
@@ -78,6 +53,8 @@ class Walker:
         # Entities mentioned nearly everywhere make weak bridges; skip the most frequent ones.
         n_nodes = max(1, len(view.nodes))
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
+        self.table_share = table_share
+        self.table_walk = TableWalk(self, TableIndex(view, self.rules.evidence_roles))
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
         self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
@@ -275,6 +252,10 @@ class Walker:
         if not self.chunks:
             return None
         length = self.sample_length()
+        if self.table_walk.possible(length) and self.rng.random() < self.table_share:
+            cand = self.table_walk.chain(length)
+            if cand is not None:
+                return cand
         for _ in range(self.STARTS):
             start = self.start_chunk()
             if start is None:

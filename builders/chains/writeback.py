@@ -1,4 +1,10 @@
-"""Write-back of generated chains: Chain and Hop nodes and their edges, rejected ones too."""
+"""Write-back of generated chains: Chain and Hop nodes and their edges, rejected ones too.
+
+A hop answered by a table cell keeps that cell on its Hop node as
+`table_cell`, a JSON string {row_label, column_label, value, unit}, so the
+answer can be checked against the table without re-reading the grid, and
+its row label as `table_row`, which the broken-bridge audit reads.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +45,8 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
         chain["answer_with_all_evidence"] = emp.answer_with_all
         chain["right_with_all_evidence"] = emp.right_with_all
     hops, has_hop, uses, bridges_rows = [], [], {"Chunk": [], "Image": [], "Keypoint": []}, []
+    cell = cand.table_cell
+    chain["table_hops"] = 1 if cell else 0
     for i, hop in enumerate(cand.hops):
         text = draft.hops[i] if i < len(draft.hops) else HopText("", "")
         hop_id = f"{chain_id}:{i}"
@@ -56,6 +64,10 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
             "answer_without": emp.answers_without[i] if emp and i < len(emp.answers_without) else "",
             "right_without": bool(emp.right_without[i]) if emp and i < len(emp.right_without) else False,
         })
+        if cell and i == len(cand.hops) - 1:
+            hops[-1]["table_row"] = cell.row_label  # plain, for cypher/audits/broken_bridge.cypher
+            hops[-1]["table_cell"] = json.dumps({"row_label": cell.row_label, "column_label": cell.column_label,
+                                                 "value": cell.value, "unit": cell.unit}, ensure_ascii=False)
         has_hop.append({"s": chain_id, "d": hop_id, "index": i})
         uses[hop.label].append({"s": hop_id, "d": hop.node_id})
         for kp in view.keypoints.get(hop.node_id, []):

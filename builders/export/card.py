@@ -85,6 +85,10 @@ def _types_hops_modality(s: dict[str, Any]) -> list[str]:
         "",
         f"![Hop modality share by graph type]({PLOTS_DIR}/{MODALITY_PLOT})",
         "",
+        f"Table hops: **{s.get('table_hops', 0)}**. A table hop ends a text chain: its answer is one "
+        "cell of a table, named by its row and column headers (`table_cell` in the hop: `row_label`, "
+        "`column_label`, `value`), so it can be checked by finding that row and column in the table.",
+        "",
     ]
 
 
@@ -170,7 +174,8 @@ def _record_and_provenance() -> list[str]:
         "",
         "`id`, `graph_type`, `question`, `answer`, `subqa_chain` (per hop: `index`, `subquestion`, "
         "`answer`, `modality`, `supporting_fact_id`, `bridge_entity`, `necessary`, `evidence` with "
-        "`doc_id`, `path`, `page`, `chunk_id`/`image_id`/`keypoint_id`, `text`/`image_path`), `hops`, "
+        "`doc_id`, `path`, `page`, `chunk_id`/`image_id`/`keypoint_id`, `text`/`image_path`, and "
+        "`table_cell` for a hop answered by one table cell), `hops`, "
         "`bridge_entities`, `structure` (edges `[from_hop, to_hop]` between hop indices), `domain`, "
         "`persona`, `verification`, `generator` (`llm`, `prompt_versions`), `topics`, `doc_ids`, "
         "`duplicates_merged`, `status`. Field names follow MC-Search where it has one. "

@@ -187,6 +187,7 @@ def _record(chain: dict[str, Any], hops: list[dict[str, Any]], merged: set[str],
             "necessary": None if checked is False or hop.get("necessary") is None else bool(hop.get("necessary")),
             "necessity_method": hop.get("necessity_method"),
             "evidence": h["evidence"],
+            "table_cell": _table_cell(hop.get("table_cell"), hop["id"], warnings),
         })
 
     bridge_ids = _str_list(chain.get("bridge_entities")) or [s["bridge_entity_id"] for s in subqa
@@ -236,6 +237,18 @@ def _record(chain: dict[str, Any], hops: list[dict[str, Any]], merged: set[str],
         "status": chain.get("status"),
         "reject_reason": chain.get("reject_reason") or None,
     }
+
+
+def _table_cell(value: Any, hop_id: str, warnings: list[str]) -> dict[str, Any] | None:
+    cell = _json_value(value, None, f"hop {hop_id}: table_cell", warnings)
+    if cell is None:
+        return None
+    if not isinstance(cell, dict) or not all(isinstance(cell.get(k), str) for k in ("row_label", "column_label",
+                                                                                    "value")):
+        warnings.append(f"hop {hop_id}: table_cell is not a row_label/column_label/value object; left out")
+        return None
+    return {"row_label": cell["row_label"], "column_label": cell["column_label"], "value": cell["value"],
+            "unit": cell.get("unit") or None}
 
 
 def _structure(value: Any, indices: list[int], cid: str, warnings: list[str]) -> list[list[int]]:

@@ -46,6 +46,15 @@ class Evidence(_Strict):
     description: str | None = Field(None, description="Image description (VLM, caption or alt text).")
 
 
+class TableCell(_Strict):
+    """The one cell a table hop's answer is: find the row, then the column, in the table of `evidence`."""
+
+    row_label: str = Field(..., description="Row label (first column) as written in the table.")
+    column_label: str = Field(..., description="Column header as written in the table.")
+    value: str = Field(..., description="The cell, as written (without markdown).")
+    unit: str | None = Field(None, description="A currency symbol that stood in a column of its own.")
+
+
 class SubQA(_Strict):
     index: int = Field(..., description="Hop index inside the chain; `structure` refers to it.")
     subquestion: str
@@ -57,6 +66,7 @@ class SubQA(_Strict):
     necessary: bool | None = Field(None, description="Hop necessity (context utility) result; null if unchecked.")
     necessity_method: str | None = None
     evidence: Evidence
+    table_cell: TableCell | None = Field(None, description="For a hop answered by one table cell: that cell.")
 
 
 class Verification(_Strict):

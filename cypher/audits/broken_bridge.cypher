@@ -8,7 +8,10 @@
 // hop stands in for the missing hop i+1. A bridge missing from either side, or
 // a last-hop bridge that no other hop shares, means the chain is not a real
 // multi-hop walk: the sub-questions are glued together by the verbalizer, not
-// by the documents.
+// by the documents. A table hop (h.table_row set: its answer is one cell,
+// builders/chains/tables.py) names its bridge by the row label, which
+// entity extraction on table text often misses: there the row label must
+// contain the entity's name or an alias.
 // Returns one row per offending chain: {chain_id, status, reason}.
 MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)-[:BRIDGES]->(e:Entity)
 OPTIONAL MATCH (c)-[:HAS_HOP]->(nxt:Hop)
@@ -22,6 +25,10 @@ WITH c, h, e, partner, count(ev) AS here
 OPTIONAL MATCH (partner)-[:USES]->(ev2)
 WHERE (ev2)-[:MENTIONS]->(e) OR (ev2)-[:CAPTIONED_BY]->(:Chunk)-[:MENTIONS]->(e)
 WITH c, h, e, partner, here, count(ev2) AS there
+WITH c, h, e, partner, here,
+     there + CASE WHEN partner.table_row IS NOT NULL
+                   AND any(n IN [e.name] + coalesce(e.aliases, []) WHERE toLower(partner.table_row) CONTAINS toLower(n))
+              THEN 1 ELSE 0 END AS there
 WHERE partner IS NULL OR here = 0 OR there = 0
 WITH c, h, e,
      CASE

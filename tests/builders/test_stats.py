@@ -130,6 +130,7 @@ def test_stats_on_a_planted_dataset(falkor_store, tmp_path):
             "median_bridge_df": 1.5,  # boeing in d1 and d2, faa in d2 only
             "average_hops": pytest.approx(7 / 3, abs=1e-4),
             "share_3plus_hops": pytest.approx(1 / 3, abs=1e-4),
+            "table_hops": 0,  # no planted hop is answered by a table cell
         },
         "llm": {
             "runs": 3,

@@ -1,0 +1,236 @@
+"""Table hops: a serial chain may end in one cell of a table (issue 12, item 2).
+
+A table answer is one cell named by its row and column headers, never
+markdown: "what is the <column> of <row>?" -> "3092". The last text hop of a
+chain carries a bridge entity into the table; the hop is usable when that
+entity's name (or an alias) is the row label of a table chunk, compared
+after normalising case, spacing and punctuation, and also without a
+trailing parenthetical ("PubMed (2018)" is the row of "PubMed").
+
+Cells come from the grid ingest stores on the chunk (Chunk.cells, parsed by
+kg.ingest.tables.table_cells; the markdown text when there is no grid).
+A cell may be an answer only when a person can check it in the table:
+
+* its row label occurs once in the table and its column header once, the
+  header is readable (no extraction debris such as "ors. . ope rat") and is
+  not the row-label column; a labelled row followed by unlabelled ones
+  heads a group and names none of them;
+* row label, header and value read as the table prints them (cleaning that
+  changed them, "do_x" -> "dox", makes the cell unfindable);
+* the value is short (at most MAX_VALUE_WORDS words), has a letter or digit,
+  holds no markdown, links or URLs, and occurs in the table's text;
+* numbers and short values are preferred to prose, and a value an earlier
+  hop names is never chosen.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from builders.chains.question_words import value_label
+from kg.ingest.tables import TableGrid, clean_cell, table_cells, table_grid
+from queries.corpus_view import CorpusView, EvidenceNode
+
+MAX_VALUE_WORDS = 6
+MAX_VALUE_CHARS = 40
+MAX_HEADER_CHARS = 40
+_MARKDOWN = ("|", "**", "<br", "__", "`", "](", "http://", "https://")
+_TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_NON_WORD = re.compile(r"[\W_]+")
+_HEADER_DEBRIS = re.compile(r"\.\s*\.|\s\.\s|^[^\w#%(]|[^\w)%\]]$")
+_NUMBER = re.compile(r"^[~≈<>≤≥]?\s?[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s?(?:%|[KMBkmb]\b)?"
+                     r"(?:\s?±\s?\d+(?:\.\d+)?)?(?:\s?/\s?\d+)?$")
+_INTEGER = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d+$")
+_BOLD_OR_BREAK = re.compile(r"<br\s*/?>|\*\*|(?<=\S)\*+(?=\s|\||$)", re.IGNORECASE)
+_CAPTION_MARKUP = re.compile(r"[*_|`#<>]+")  # what clean_cell leaves of unpaired emphasis ("papers. ** - No")
+_CAPTION = re.compile(r"^\s*(?:Table|Tab\.)\s*[A-Z]?\d+[.:]?", re.IGNORECASE)
+
+
+def normal_label(text: str) -> str:
+    """The comparable form of a row label or an entity name: case, spacing and punctuation folded."""
+    return " ".join(_NON_WORD.sub(" ", text).split()).casefold()
+
+
+def normal_text(text: str) -> str:
+    """A table's text as a reader sees it: bold marks and line breaks gone, spacing collapsed.
+
+    Lighter than kg.ingest.tables.clean_cell on purpose: that one also takes
+    underscores and backticks for emphasis ("`do_code_enrichment`" becomes
+    "docodeenrichment"), and a value only it can find is one a reader cannot.
+    """
+    return " ".join(_BOLD_OR_BREAK.sub(" ", text).split()).casefold()
+
+
+def names_value(text: str, value: str) -> bool:
+    """Whether `text` names `value` as a whole token ("60" is not named by "1960")."""
+    pattern = r"(?<![\w.,])" + re.escape(" ".join(value.split()).casefold()) + r"(?![\w]|[.,]\d)"
+    return re.search(pattern, normal_text(text)) is not None
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """The answer of a table hop: "what is the <column_label> of <row_label>?" -> value (+ unit)."""
+
+    table_id: str
+    row_label: str
+    column_label: str
+    value: str
+    unit: str = ""
+    row: int = 0
+    column: int = 0
+
+    @property
+    def answer(self) -> str:
+        """The value as a reader quotes it: a currency unit in front ("$22,439")."""
+        if not self.unit or self.value.startswith(self.unit):
+            return self.value
+        return f"{self.unit}{self.value}"
+
+    def to_meta(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_meta(cls, meta: dict | None) -> "TableCell | None":
+        data = (meta or {}).get("table_cell")
+        return cls(**data) if data else None
+
+    @property
+    def key(self) -> str:
+        """Stable pseudo-entity for offline reachability and candidate ids."""
+        return f"cell:{self.table_id}:{self.row}:{self.column}"
+
+
+def table_caption(node: EvidenceNode) -> str:
+    """The caption a table chunk carries before its grid ("Table 4: A comparison of ..."), first sentence only."""
+    for line in node.text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("|"):
+            return ""
+        caption = " ".join(_CAPTION_MARKUP.sub(" ", clean_cell(line)).split())
+        label = _CAPTION.match(caption)
+        if not label:
+            return ""
+        rest = re.split(r"(?<=[a-z0-9)])\.\s+(?=[^a-z])", caption[label.end():], maxsplit=1)[0]
+        return (caption[:label.end()] + rest).rstrip(". ")
+    return ""
+
+
+def _grid(node: EvidenceNode) -> TableGrid:
+    """The grid ingest stored on the chunk; the markdown text when the grid is missing or unreadable."""
+    if node.cells.strip():
+        try:
+            return TableGrid.from_json(node.cells)
+        except (ValueError, TypeError, AttributeError):
+            pass  # a grid from an older or broken ingest: the text still holds the table
+    return table_grid(node.text)
+
+
+def value_is_number(value: str) -> bool:
+    return bool(_NUMBER.match(value.strip()))
+
+
+def value_is_count(value: str) -> bool:
+    """A whole number (thousands separators allowed): the answer to a "how many" question."""
+    return bool(_INTEGER.match(value.strip()))
+
+
+def readable_header(header: str) -> bool:
+    header = header.strip()
+    return (bool(header) and len(header) <= MAX_HEADER_CHARS and any(c.isalpha() for c in header)
+            and not _HEADER_DEBRIS.search(header) and not any(m in header for m in _MARKDOWN))
+
+
+def usable_value(value: str) -> bool:
+    words = value.split()
+    return (bool(words) and len(words) <= MAX_VALUE_WORDS and len(value) <= MAX_VALUE_CHARS
+            and any(c.isalnum() for c in value) and not any(m in value for m in _MARKDOWN))
+
+
+class TableIndex:
+    """The answerable cells of every table chunk that may be evidence, by row, and the entities naming rows."""
+
+    def __init__(self, view: CorpusView, evidence_roles: frozenset[str]):
+        self.view = view
+        self.cells: dict[tuple[str, int], list[TableCell]] = {}  # (table id, row) -> answerable cells
+        self.rows_of_entity: dict[str, list[tuple[str, int]]] = {}
+        by_label: dict[str, list[tuple[str, int]]] = {}
+        for node in view.nodes.values():
+            if node.label != "Chunk" or node.kind != "table" or (node.role or "body") not in evidence_roles:
+                continue
+            for key, row in self._rows(node).items():
+                by_label.setdefault(key, []).append(row)
+        for ent, name in view.entity_name.items():
+            keys = {normal_label(n) for n in (name, *view.entity_aliases.get(ent, []))}
+            rows = sorted({r for k in keys if k for r in by_label.get(k, [])})
+            if rows:
+                self.rows_of_entity[ent] = rows
+
+    def _rows(self, node: EvidenceNode) -> dict[str, tuple[str, int]]:
+        """Normalised row label -> (table, row) for rows named once in the table with an answerable cell."""
+        grid = _grid(node)
+        # A labelled row followed by unlabelled ones heads a group ("Biomed" over four datasets):
+        # its label names several rows, so none of its cells is "the <column> of <label>".
+        grouped = {i for i in range(len(grid.rows) - 1) if grid.rows[i][:1] != [""] and grid.rows[i + 1][:1] == [""]}
+        cells = [c for c in table_cells(grid) if c.row not in grouped]
+        headers = Counter({c.column: c.column_label for c in cells}.values())
+        labels = Counter({c.row: c.row_label for c in cells}.values())
+        text = normal_text(node.text)
+        words = normal_label(text)
+        keys: dict[str, tuple[str, int]] = {}
+        seen_short: Counter = Counter()
+        for cell in cells:
+            if labels[cell.row_label] > 1 or headers[cell.column_label] > 1 or not readable_header(cell.column_label):
+                continue
+            if normal_label(cell.row_label) not in words or normal_label(cell.column_label) not in words:
+                continue  # cleaning changed it ("do_x" -> "dox"): a reader would not find it
+            value = " ".join(cell.value.split())
+            if not usable_value(value) or value.casefold() not in text or normal_label(value) in (
+                    normal_label(cell.row_label), normal_label(cell.column_label)):
+                continue
+            self.cells.setdefault((node.id, cell.row), []).append(
+                TableCell(node.id, cell.row_label, cell.column_label, value, cell.unit, cell.row, cell.column))
+        for row in sorted({r for (t, r) in self.cells if t == node.id}):
+            label = self.cells[(node.id, row)][0].row_label
+            keys[normal_label(label)] = (node.id, row)
+            short = normal_label(_TRAILING_PAREN.sub("", label))
+            if short and short != normal_label(label):
+                seen_short[short] += 1
+                keys.setdefault(short, (node.id, row))
+        # "Bib. linking (GROBID)" and "Bib. linking (LATEX)": the short form names neither.
+        return {k: v for k, v in keys.items() if seen_short[k] <= 1}
+
+    def rows(self, entity_id: str) -> list[tuple[str, int]]:
+        return self.rows_of_entity.get(entity_id, [])
+
+    def choose_cell(self, rng: random.Random, table_id: str, row: int, earlier_text: str) -> TableCell | None:
+        """A cell of the row that earlier hops do not name: a number if there is one, else a short value."""
+        options = [c for c in self.cells.get((table_id, row), []) if not names_value(earlier_text, c.value)]
+        numbers = [c for c in options if value_is_number(c.value)]
+        short = [c for c in options if len(c.value.split()) <= 3]
+        pool = numbers or short or options
+        return rng.choice(pool) if pool else None
+
+
+_COUNT_HEADER = re.compile(r"^(?:#|No\.\s*(?:of\s+)?|Number\s+of\s+|Num\.?\s+)\s*([A-Za-z][\w\s/-]*)$", re.IGNORECASE)
+
+
+def cell_question(cell: TableCell, subject: str, where: str = "") -> str:
+    """The question a cell answers, about `subject` (the row label, or a letter standing for it).
+
+    The question word follows the value (question_words.value_label): money
+    asks "how much", a count under a "#x" / "Number of x" header asks "how
+    many x", anything else "what is the <column> of <subject>".
+    """
+    label = value_label(cell.answer, cell.unit)
+    tail = f" {where}" if where else ""
+    if label == "MONEY":
+        return f"How much is the {cell.column_label} of {subject}{tail}?"
+    count = _COUNT_HEADER.match(cell.column_label)
+    if label == "CARDINAL" and count and value_is_count(cell.value):
+        return f"How many {count.group(1).strip()} does {subject} have{tail}?"
+    return f"What is the {cell.column_label} of {subject}{tail}?"

@@ -1,0 +1,293 @@
+"""Table hops (issue 12, item 2): a text chain may end in one cell of a table
+whose row its last bridge names; the answer is that cell, never markdown.
+
+On the synthetic corpus (tests/builders/chains/synthetic.py): the "gulfs"
+table has a row "Gulf of Riga", the entity c3 carries on, so c2 -> c3 ->
+gulfs is a 3-hop chain ending in a cell; "species" names no chain entity.
+Everything runs against the real embedded FalkorDB store.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from tests.builders.chains.synthetic import TABLES, build_synthetic_corpus
+from testing_support import make_settings
+
+MARKDOWN = re.compile(r"\||\*\*|<br|__")
+
+
+class Quiet:
+    def print(self, *args, **kwargs):
+        pass
+
+
+@pytest.fixture
+def store(falkor_store):
+    build_synthetic_corpus(falkor_store)
+    return falkor_store
+
+
+@pytest.fixture
+def view(store):
+    from queries.corpus_view import load_corpus_view
+
+    return load_corpus_view(store)
+
+
+def _walker(view, table_share=1.0, seed=3, min_hops=3):
+    from builders.chains.generate import make_walker
+    from kg.config import Settings
+
+    settings = Settings()
+    settings.generate.min_hops = min_hops
+    settings.generate.table_share = table_share
+    return make_walker(view, settings, random.Random(seed))
+
+
+def _table_candidates(walker, tries=80):
+    found = {}
+    for _ in range(tries):
+        cand = walker.sample("text_chain")
+        if cand is not None and cand.table_cell is not None:
+            found[cand.id] = cand
+    return list(found.values())
+
+
+def test_a_text_chain_ends_in_a_cell_of_the_row_its_bridge_names(view):
+    walker = _walker(view)
+    cands = _table_candidates(walker)
+    assert cands, "the synthetic corpus holds c2 -> c3 -> gulfs; the walker found no table ending"
+    for cand in cands:
+        cell = cand.table_cell
+        assert cand.hops[-1].node_id == cell.table_id
+        if cell.table_id == "tab":
+            assert (cand.hops[-2].bridge, cell.row_label, cell.column_label) == (
+                "aurora research vessel", "Aurora Research Vessel", "Operator")
+            continue
+        assert cell.table_id == "gulfs"
+        assert cand.hops[-2].bridge == "gulf of riga" and cell.row_label == "Gulf of Riga"
+        assert cell.column_label in ("Area (km2)", "Max depth (m)", "Survey budget")
+        assert not MARKDOWN.search(cell.value) and cell.value.strip()
+        assert len(cand.hops) >= 3 and not TABLES & set(cand.node_ids[:-1])
+    # One candidate per cell: the same hops with another cell are another chain.
+    assert len({c.id for c in cands}) == len({(tuple(c.node_ids), c.table_cell.column_label) for c in cands})
+
+
+def test_tables_whose_rows_name_no_chain_entity_are_never_used(view):
+    walker = _walker(view)
+    assert walker.table_walk.tables.rows_of_entity and not any(t == "species" for rows in walker.table_walk.tables.rows_of_entity.values()
+                                                    for t, _row in rows)
+    used = set()
+    for _ in range(120):
+        cand = walker.sample("text_chain")
+        if cand is None:
+            continue
+        assert "species" not in cand.node_ids
+        if cand.node_ids[-1] == "tab":
+            # Its one cell ends a chain only when no earlier hop says it.
+            assert not any("Helsinki Marine Institute" in view.nodes[n].text for n in cand.node_ids[:-1])
+        used.add(cand.node_ids[-1])
+    assert {"gulfs", "tab"} <= used
+
+
+def test_table_share_zero_keeps_chains_in_text(view):
+    walker = _walker(view, table_share=0.0)
+    assert not _table_candidates(walker)
+
+
+def test_a_table_chain_verbalizes_to_one_clean_cell_and_passes_verification(view):
+    from builders.chains.verbalize import OfflineVerbalizer
+    from builders.chains.verify import offline_verify
+
+    walker = _walker(view)
+    verbalizer = OfflineVerbalizer(view, walker.statements)
+    cands = [c for c in _table_candidates(walker) if c.table_cell.table_id == "gulfs"]
+    assert cands
+    for cand in cands:
+        cell = cand.table_cell
+        draft = verbalizer.verbalize(cand)
+        assert not draft.error, draft.error
+        letter = "ABCDEFGH"[len(cand.hops) - 2]
+        # The final question asks for the column about the previous letter, in the table's caption.
+        assert f"the {cell.column_label} of {letter} in \"Table 2: Gulfs of the eastern Baltic\"?" in draft.question
+        assert "Gulf of Riga" not in draft.question and "___" not in draft.question
+        sub = draft.hops[-1].sub_question
+        assert sub.startswith('According to "Table 2: Gulfs of the eastern Baltic" of "Seas and councils": ')
+        assert f"the {cell.column_label} of Gulf of Riga?" in sub
+        assert draft.answer == draft.hops[-1].answer
+        assert not MARKDOWN.search(draft.answer) and not MARKDOWN.search(draft.question)
+        expected = {"Area (km2)": "18,100", "Max depth (m)": "60", "Survey budget": "$22,439"}[cell.column_label]
+        assert draft.answer == expected
+        if cell.column_label == "Survey budget":  # money asks "how much"
+            assert sub.endswith(": how much is the Survey budget of Gulf of Riga?")
+        verdict = offline_verify(view, walker.statements, draft)
+        assert verdict.passed, (verdict.first_failure(), verdict.reasons, draft.question)
+        assert all(verdict.necessary)
+
+
+def test_a_cell_an_earlier_hop_already_names_is_rejected(view):
+    from builders.chains.candidate import Candidate
+    from builders.chains.verbalize import OfflineVerbalizer
+    from builders.chains.verify import offline_verify
+
+    walker = _walker(view)
+    cand = next(c for c in _table_candidates(walker) if c.table_cell.table_id == "gulfs")
+    meta = dict(cand.table_cell.to_meta(), value="Aurora Research Vessel", column_label="Area (km2)")
+    leaked = Candidate(cand.graph_type, cand.hops, cand.structure, "", {"table_cell": meta})
+    draft = OfflineVerbalizer(view, walker.statements).verbalize(leaked)
+    verdict = offline_verify(view, walker.statements, draft)
+    assert not verdict.passed and not verdict.no_shortcut
+
+
+def test_the_llm_request_names_the_cell_by_row_and_column(view):
+    from builders.chains.verbalize import hops_payload
+
+    cand = next(c for c in _table_candidates(_walker(view)) if c.table_cell.table_id == "gulfs")
+    hops = json.loads(hops_payload(view, cand))
+    last = hops[-1]
+    assert "| Gulf of Riga |" in last["evidence"]
+    cell = cand.table_cell
+    assert last["target_answer"] == f'{cell.answer} (the table cell in row "Gulf of Riga", column "{cell.column_label}")'
+
+
+def test_generate_writes_and_exports_the_cell(store, tmp_path):
+    from builders.chains.generate import run_generate
+    from builders.export import run_export
+    from builders.stats import dataset_stats
+
+    settings = make_settings(tmp_path / ".hopgraph")
+    settings.generate.n = 6
+    settings.generate.types = ["text_chain"]
+    settings.generate.table_share = 1.0
+    run_generate(settings, store, console=Quiet())
+    hops = [r for r in store.run("quality_hops") if r.get("table_cell")]
+    assert hops, "no accepted chain ends in a table hop"
+    # The audits re-check what was written: the row label joins the bridge to the table
+    # even where no MENTIONS edge does ("gulfs" has none).
+    from queries.audit import run_audits
+
+    audits = run_audits(store)
+    assert not audits["failed"], {r["audit"]: r["examples"] for r in audits["audits"] if r["accepted_violations"]}
+    stats = dataset_stats(store, runs_dir=settings.store.data_dir / "runs")
+    assert stats["quality"]["table_hops"] == len(hops)
+    assert stats["quality"]["answer_in_evidence_share"] == 1.0
+    assert stats["quality"]["question_word_agreement"] == 1.0
+
+    out = tmp_path / "out"
+    run_export(settings, store, out)
+    records = [json.loads(line) for line in (out / "dataset.jsonl").read_text().splitlines()]
+    table_hops = [s for r in records for s in r["subqa_chain"] if s["table_cell"]]
+    assert len(table_hops) == len(hops)
+    for hop in table_hops:
+        cell = hop["table_cell"]
+        assert hop["evidence"]["kind"] == "chunk" and hop["evidence"]["chunk_id"] in ("gulfs", "tab")
+        assert cell["row_label"] in hop["evidence"]["text"] and cell["value"] in hop["evidence"]["text"].replace("**", "")
+        assert not MARKDOWN.search(hop["answer"]) and cell["column_label"] in hop["subquestion"]
+        assert hop["answer"] == (cell["unit"] or "") + cell["value"]
+    assert f"Table hops: **{len(hops)}**" in (out / "README.md").read_text()
+    stats_json = json.loads((out / "stats.json").read_text())
+    assert stats_json["export"]["table_hops"] == len(hops)
+
+
+# ---------------------------------------------------------------- which cells a person can check
+def _index(text: str, cells: str | None = None, names: dict[str, str] | None = None):
+    from builders.chains.tables import TableIndex
+    from kg.ingest.tables import table_grid
+    from queries.corpus_view import CorpusView, EvidenceNode
+
+    view = CorpusView()
+    grid = table_grid(text).to_json() if cells is None else cells
+    view.nodes["t"] = EvidenceNode("t", "Chunk", "d", text, "table", cells=grid)
+    view.entity_name.update(names or {})
+    index = TableIndex(view, frozenset({"body"}))
+    return {(c.row_label, c.column_label): c.value for cs in index.cells.values() for c in cs}, index
+
+
+def test_only_cells_a_reader_can_find_by_row_and_column_are_answers():
+    cells, _ = _index(
+        "| Domain | Dataset | Score | Score | Notes |\n|---|---|---|---|---|\n"
+        "| Biomed | BC5CDR | 90.01 | 1 | ok |\n| | NCBI-disease | 88.57 | 2 | ok |\n"  # "Biomed" heads a group
+        "| CS | SciERC | 67.57 | 3 | See [docs](#x). |\n"  # a markdown link is no answer
+        "| Code | `do_code_enrichment` | 5 | 4 | fine |\n"  # cleaning would print "docodeenrichment"
+        "| Twice | a | 1 | 5 | x |\n| Twice | b | 2 | 6 | y |")  # a row label said twice names no row
+    assert ("CS", "Dataset") in cells and cells[("CS", "Dataset")] == "SciERC"
+    assert not any(row in ("Biomed", "Twice") for row, _ in cells)
+    assert not any(col == "Score" for _, col in cells)  # a header said twice names no column
+    assert ("CS", "Notes") not in cells and ("Code", "Dataset") not in cells
+    assert cells[("Code", "Notes")] == "fine"
+
+
+def test_a_row_is_found_by_name_without_its_year_and_a_broken_grid_falls_back_to_the_text():
+    text = ("Table 1: Datasets.\n\n| Dataset | Words |\n|---|---|\n| PubMed (2018) | **3092** |\n"
+            "| Bib. linking (GROBID) | 1.00 |\n| Bib. linking (LATEX) | 0.96 |")
+    names = {"pubmed": "PubMed", "bib linking": "Bib. linking", "grobid": "GROBID"}
+    cells, index = _index(text, cells='{"header": ["Dataset"', names=names)  # a truncated grid JSON
+    assert cells[("PubMed (2018)", "Words")] == "3092"
+    assert index.rows("pubmed") == [("t", 0)]
+    assert index.rows("bib linking") == []  # the short form would name two rows
+
+
+# ---------------------------------------------------------------- the LLM path
+class CellWriter:
+    """A scripted model: asks for the target answer it is given; the verifier finds every hop needed."""
+
+    def __init__(self):
+        self.verbalize_users: list[str] = []
+
+    def __call__(self, body):
+        from tests.fake_llm import system_text, user_text
+        from tests.llm_server import ok
+
+        system, user = system_text(body), user_text(body)
+        if "You write multi-hop questions" in system:
+            self.verbalize_users.append(user)
+            hops = json.loads(user[user.index("["):user.rindex("]") + 1])
+            target = hops[-1].get("target_answer", "")
+            answer = target.split(" (the table cell", 1)[0]
+            subs = [{"subquestion": f"What is step {i}?", "answer": h["bridge_to_next"] or answer}
+                    for i, h in enumerate(hops)]
+            return ok({"hops": subs, "question": f"Which value ends chain {len(self.verbalize_users)}?",
+                       "answer": answer})
+        if "strict reviewer" in system:
+            n = int(re.search(r"Evidence \((\d+) items", user).group(1))
+            return ok({"answerable_without": [False] * n, "single_item_answers": False, "faithful": True,
+                       "standalone": True, "closed_book_answerable": False, "reasons": ""})
+        raise AssertionError(f"unexpected request: {system[:80]}")
+
+
+@pytest.mark.timeout(300)
+def test_the_llm_path_asks_for_the_cell_and_writes_it_back(store, tmp_path):
+    from builders.chains.generate import run_generate
+    from tests.llm_server import ScriptedLLMServer
+
+    writer = CellWriter()
+    with ScriptedLLMServer(responder=writer) as server:
+        settings = make_settings(tmp_path / ".hopgraph")
+        settings.llm.base_url = server.base_url
+        settings.generate.n = 4
+        settings.generate.types = ["text_chain"]
+        settings.generate.table_share = 1.0
+        run_generate(settings, store, console=Quiet())
+    asked = [u for u in writer.verbalize_users if "(the table cell in row" in u]
+    assert asked, "no verbalize request named a table cell"
+    assert any('(the table cell in row \\"Gulf of Riga\\", column \\"' in u for u in asked)
+    rows = [r for r in store.run("hops_for_export") if r["hop"].get("table_cell")]
+    assert rows
+    for r in rows:
+        cell = json.loads(r["hop"]["table_cell"])
+        assert r["evidence_id"] in ("gulfs", "tab") and cell["value"] in r["text"].replace("**", "")
+        assert r["hop"]["answer"] == (cell["unit"] or "") + cell["value"]
+
+
+def test_shrinking_never_drops_the_hop_that_names_the_table_row(view):
+    from builders.chains.shrink import drop_hop
+
+    cand = next(c for c in _table_candidates(_walker(view)) if len(c.hops) == 3)
+    assert drop_hop(view, cand, 1) is None  # its bridge is the row the cell is read from
+    smaller = drop_hop(view, cand, 0)
+    assert smaller is not None and smaller.table_cell == cand.table_cell and smaller.node_ids == cand.node_ids[1:]
