@@ -114,7 +114,7 @@ class TableWalk:
                     return p, ""
                 continue
             before = [j for j in w.statements.partners(p, incoming)
-                      if j not in used and j not in later and w.bridgeable(j)]
+                      if j not in used and j not in later and w.bridgeable(j) and not w.names_overlap(j, used)]
             if before:
                 return p, w.rng.choice(before)
         return None

@@ -89,7 +89,9 @@ class Walker:
     def names_overlap(self, ent: str, others: set[str]) -> bool:
         """One name holds the other ("AOA sensors" in "AOA sensor failures", "COARSE" in "COARSE
         annotations"): a hop asking for one while the question names the other gives itself away."""
-        mine = self._stems(ent)
+        mine = self._stems(ent) if ent else frozenset()
+        if not mine:
+            return False
         return any(o and o != ent and (mine <= self._stems(o) or self._stems(o) <= mine) for o in others)
 
     def bridgeable(self, ent: str) -> bool:
