@@ -52,9 +52,12 @@ _YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
 
 @lru_cache(maxsize=65536)
 def zipf(word: str) -> float:
+    """wordfreq's Zipf frequency; NFKC first, so a PDF's ligature ("Speciﬁcally") is the word it spells."""
+    import unicodedata
+
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word.lower(), "en")
+    return zipf_frequency(unicodedata.normalize("NFKC", word).lower(), "en")
 
 
 def clean_text(text: str) -> bool:
