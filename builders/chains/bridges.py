@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from functools import lru_cache
 
@@ -47,14 +48,13 @@ _TRACKING = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{10,}\b|\b[A
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _NUMERICISH = re.compile(r"^[\d\s.,:;/%$€£+\-()#§]+[A-Za-z]{0,3}$")
 _REFERENCE_LINE = re.compile(r"^\s*(\[\d+\]|\d+\.\s+[A-Z][a-z]+,\s+[A-Z]\.)")
+_ADVERB = re.compile(r"(?:ically|nally|tively|ately|ously|fully|ently|antly|ingly|ssly)$")
 _YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
 
 
 @lru_cache(maxsize=65536)
 def zipf(word: str) -> float:
     """wordfreq's Zipf frequency; NFKC first, so a PDF's ligature ("Speciﬁcally") is the word it spells."""
-    import unicodedata
-
     from wordfreq import zipf_frequency
 
     return zipf_frequency(unicodedata.normalize("NFKC", word).lower(), "en")
@@ -105,6 +105,8 @@ def _specific_word(word: str, label: str) -> bool:
     if core.isupper():
         return len(core) >= 2 and zipf(core) < COMMON_ACRONYM_ZIPF
     if core[:1].isupper():
+        if _ADVERB.search(unicodedata.normalize("NFKC", core).lower()) and zipf(core) >= 3.0:
+            return False  # a sentence-opening adverb spaCy took for a name ("Specifically", "Additionally")
         limit = 5.5 if label in _PLACE_OR_PERSON else COMMON_NAME_ZIPF  # Washington 5.1, Security 5.2 (ORG)
         return label in NAME_LABELS and zipf(core) < limit
     return zipf(core) < 2.0  # a rare lowercase word ("apptainer")

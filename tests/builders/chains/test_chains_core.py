@@ -50,7 +50,7 @@ def test_specific_names_can_bridge(name, label):
     ("https://example.org/x", "ORG"), ("jane@example.com", "PERSON"), ("[12]", "ORG"),
     ("abs/2401.04088", "ORG"), ("Financial Data", "ORG"), ("Operating Procedures chapter", "TERM"),
     ("DollarsinMillions)|Pharmaceutical|MedTech", "ORG"), ("**$**", "MONEY"), ("DSKJLSW7X2PROD", "ORG"),
-    ("node", "TERM"), ("Speciﬁcally", "ORG"),  # a PDF ligature spells an everyday word
+    ("node", "TERM"), ("Speciﬁcally", "ORG"), ("Speciﬁcally", "PERSON"), ("Additionally", "GPE"),
 ])
 def test_generic_or_broken_names_cannot_bridge(name, label):
     from builders.chains.bridges import specific_name
