@@ -189,12 +189,26 @@ def _candidates(doc: Any) -> list[tuple[str, str]]:
         for i in range(ent.start, ent.end):
             entity_of[i] = number
         if ent.label_ not in SKIP_LABELS:
-            found.append((ent.text, ent.label_))
+            found.extend((piece.text, ent.label_) for piece in _split_at_line_breaks(ent))
     for span in _term_spans(doc):
         first = entity_of.get(span.start)
         if first is None or first != entity_of.get(span.end - 1):
             found.append((span.text, TERM_LABEL))
     return found
+
+
+def _split_at_line_breaks(span: Any) -> list[Any]:
+    """A title line and the sentence under it run together in NER ("Cartoon Network\n\nCartoon
+    Network is ..." came out as one entity "Cartoon Network Cartoon Network"): a line break ends a name."""
+    pieces, start = [], span.start
+    for tok in span:
+        if tok.is_space and "\n" in tok.text:
+            if tok.i > start:
+                pieces.append(span.doc[start:tok.i])
+            start = tok.i + 1
+    if span.end > start:
+        pieces.append(span.doc[start:span.end])
+    return pieces
 
 
 def _term_spans(doc: Any) -> Iterable[Any]:
@@ -205,7 +219,7 @@ def _term_spans(doc: Any) -> Iterable[Any]:
     sentence-initial capital) and no person; or are a single CamelCase or
     code-like token. Precision over recall: NER already covers most names.
     """
-    for chunk in doc.noun_chunks:
+    for chunk in (piece for noun_chunk in doc.noun_chunks for piece in _split_at_line_breaks(noun_chunk)):
         start, end = chunk.start, chunk.end
         for i in range(start, end):  # "the FAA's new policy": drop the possessor
             if doc[i].tag_ == "POS":

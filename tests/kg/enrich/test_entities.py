@@ -106,3 +106,12 @@ def test_fast_on_real_paragraphs(extractor):
     elapsed = time.perf_counter() - start
     assert len(results) == len(texts) and all(results)
     assert elapsed < 10, f"{len(texts)} docs took {elapsed:.1f} s"
+
+
+def test_a_title_line_and_the_sentence_under_it_are_two_mentions_not_one_name(extractor):
+    """HotpotQA files open with the title on its own line; NER ran it into the first sentence."""
+    [mentions] = extractor.extract_many(["Cartoon Network\n\nCartoon Network is an American cable channel "
+                                         "owned by Turner Broadcasting System."])
+    names = {m.name for m in mentions}
+    assert "Cartoon Network" in names
+    assert not any("\n" in m.name or m.name.count("Cartoon Network") > 1 for m in mentions), names
