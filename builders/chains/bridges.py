@@ -48,6 +48,9 @@ _TRACKING = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{10,}\b|\b[A
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _NUMERICISH = re.compile(r"^[\d\s.,:;/%$€£+\-()#§]+[A-Za-z]{0,3}$")
 _REFERENCE_LINE = re.compile(r"^\s*(\[\d+\]|\d+\.\s+[A-Z][a-z]+,\s+[A-Z]\.)")
+# A page-bottom footnote glued into a sentence by the PDF's reading order:
+# "how authors tend to view their 20Used to determine PDF page number".
+_FOOTNOTE_RUN_IN = re.compile(r"[a-z,]\s\d{1,3}[A-Z][a-z]+\s")
 _ADVERB = re.compile(r"(?:ically|nally|tively|ately|ously|fully|ently|antly|ingly|ssly)$")
 _YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
 
@@ -61,9 +64,9 @@ def zipf(word: str) -> float:
 
 
 def clean_text(text: str) -> bool:
-    """Prose a reader can quote: no furniture, markup, links or citation ids."""
+    """Prose a reader can quote: no furniture, markup, links, citation ids or a footnote run into it."""
     return not (_DOT_LEADER.search(text) or _MARKUP.search(text) or _URL.search(text)
-                or _CITATION.search(text) or _TRACKING.search(text))
+                or _CITATION.search(text) or _TRACKING.search(text) or _FOOTNOTE_RUN_IN.search(text))
 
 
 def specific_name(name: str, label: str) -> bool:

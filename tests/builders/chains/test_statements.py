@@ -80,3 +80,11 @@ def test_names_that_hold_one_another_never_meet_in_a_chain(falkor_store):
             continue
         named = [h.bridge for h in cand.hops if h.bridge] + [cand.answer_entity]
         assert not any(walker.names_overlap(e, set(named)) for e in named)
+
+
+def test_a_footnote_run_into_a_sentence_is_not_prose():
+    from builders.chains.bridges import clean_text
+
+    assert not clean_text("Clusters are built to reflect how authors tend to view their 20Used to determine "
+                          "PDF page number and page dimensions.")
+    assert clean_text("The model has 12 Transformer layers and 110M parameters.")
