@@ -143,12 +143,17 @@ class Walker:
             if not pool:
                 continue
             cross_wanted = self.rng.random() < 0.8
-            options = [n for n in self._draw(pool) if self._enterable(n, ent, doc, visited)
-                       and self._leads_on(n, ent, avoid_entities, visited, onward)]
-            if earlier is not None:
-                clean = [n for n in options if ent not in earlier and self._clean_entry(n, ent, avoid_entities)
-                         and self._leads_on(n, ent, avoid_entities, visited, onward, earlier)]
-                options = clean or options
+            options, clean = [], []
+            for n in self._draw(pool):
+                if not self._enterable(n, ent, doc, visited):
+                    continue
+                # The clean lookahead is the stricter one: a node that passes it passes the plain one.
+                if earlier is not None and ent not in earlier and self._clean_entry(n, ent, avoid_entities) \
+                        and self._leads_on(n, ent, avoid_entities, visited, onward, earlier):
+                    clean.append(n)
+                elif self._leads_on(n, ent, avoid_entities, visited, onward):
+                    options.append(n)
+            options = clean or options
             if not options:
                 continue
             cross = [n for n in options if self.view.nodes[n].doc_id != doc]
