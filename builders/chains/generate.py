@@ -13,14 +13,14 @@ import json
 import math
 import random
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from builders.chains.bridges import BridgeRules
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
-from builders.chains.structure import StructureError, build_structure
-from builders.chains.quotas import Quotas
+from builders.chains.sampling import RoundDraw
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
@@ -30,7 +30,6 @@ from queries.corpus_view import CorpusView, load_corpus_view
 ROUND_MIN = 16
 LONG_HOPS = 3
 MIN_TRIES_BEFORE_GIVING_UP = 60  # verified candidates before three barren rounds end a run
-MAX_EMPTY_SAMPLES = 400  # consecutive failed samples of one type before it is declared exhausted
 
 
 @dataclass
@@ -57,40 +56,6 @@ class GenerateReport:
             "accepted_before": self.already,
             "llm": self.llm,
         }
-
-
-# ---------------------------------------------------------------- sampling
-def sample_candidates(view: CorpusView, walker: Walker, types: list[str], want: dict[str, int],
-                      skip: set[str], quotas: Quotas, report: GenerateReport) -> list[Candidate]:
-    """Up to want[type] new candidates per type, round-robin, respecting quotas."""
-    out: list[Candidate] = []
-    failures = Counter()
-    got = Counter()
-    active = [t for t in types if want.get(t, 0) > 0]
-    while active:
-        for gtype in list(active):
-            cand = walker.sample(gtype)
-            report.candidates += cand is not None
-            ok = False
-            if cand is not None and len(cand.hops) < walker.min_hops:
-                cand = None  # fork walkers build fixed-size chains; min_hops must still hold
-            if cand is not None and cand.id not in skip and quotas.allows_chain(view, cand.node_ids, cand.bridges):
-                try:
-                    build_structure(len(cand.hops), cand.structure)
-                    ok = True
-                except StructureError:
-                    ok = False
-            if ok:
-                skip.add(cand.id)
-                quotas.take_chain(view, cand.node_ids, cand.bridges)
-                out.append(cand)
-                got[gtype] += 1
-                failures[gtype] = 0
-            else:
-                failures[gtype] += 1
-            if got[gtype] >= want[gtype] or failures[gtype] >= MAX_EMPTY_SAMPLES:
-                active.remove(gtype)
-    return out
 
 
 # ---------------------------------------------------------------- the stage
@@ -191,13 +156,13 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
 
     cfg = run.settings.generate
     per_type_target = {t: math.ceil(cfg.n / len(run.types)) for t in run.types}
-    quotas = Quotas(run.view, cfg.n, run.used_docs, run.used_topics)
+    draw = RoundDraw(run.view, run.walker, run.types, cfg.n, run.skip, run.report, run.used_docs, run.used_topics)
     bar = tqdm(total=run.need, desc="generate", unit="chain", disable=None)
-    stalled, open_all, accepted_rounds, tried_rounds = 0, False, 0, 0
+    stalled, accepted_rounds, tried_rounds = 0, 0, 0
     try:
         while run.need > 0 and stalled < 3:
             want = {t: max(0, per_type_target[t] - run.accepted_now[t]) for t in run.types}
-            if open_all or not any(want.values()):  # types that cannot fill their share leave room to others
+            if draw.open_all or not any(want.values()):  # types that cannot fill their share leave room to others
                 want = {t: run.need for t in run.types}
             # Sample about what the observed acceptance rate says is needed, so
             # an LLM round does not verbalize chains that will be thrown away.
@@ -205,23 +170,22 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
             batch_size = max(min(ROUND_MIN, run.need), math.ceil(run.need / max(rate, 0.1) * 1.1))
             total_want = sum(want.values())
             want = {t: max(1, math.ceil(w / total_want * batch_size)) if w else 0 for t, w in want.items()}
-            cands = sample_candidates(run.view, run.walker, run.types, want, run.skip, quotas, run.report)
-            if not cands:
-                if not open_all:
-                    open_all = True
+            drawn = draw.round(want, batch_size)
+            if run.client is not None and not dry_run:  # the calls start while sampling goes on
+                cands: list[Candidate] = []
+                outcomes = llm_round(run.view, _recorded(drawn, cands), run.client, run.settings,
+                                     run.walker.min_hops, needed=run.need)
+            else:
+                cands = list(drawn)
+                outcomes = offline_round(run.view, run.walker.statements, cands, run.walker.min_hops) \
+                    if not dry_run else []
+            if not cands:  # the caps are as open as they go
+                if allow_short(run):  # long chains ran dry: shorter ones now
                     continue
-                if stalled >= 2 and allow_short(run):  # long chains ran dry even with relaxed caps
-                    stalled = 0
-                    continue
-                stalled += 1
-                quotas = Quotas(run.view, cfg.n * (2 + stalled), run.used_docs, run.used_topics)  # relax the caps
-                continue
+                break
             if dry_run:
                 estimate_dry_run(run, cands)
                 return 0
-            min_hops = run.walker.min_hops
-            outcomes = (llm_round(run.view, cands, run.client, run.settings, min_hops) if run.client
-                        else offline_round(run.view, run.walker.statements, cands, min_hops))
             accepted = tally_round(run, outcomes, bar)
             tried_rounds += sum(o.status != "failed" for o in outcomes)
             accepted_rounds += accepted
@@ -243,6 +207,12 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
     finally:
         bar.close()
     return run.need
+
+
+def _recorded(items: Iterator[Candidate], into: list[Candidate]) -> Iterator[Candidate]:
+    for item in items:
+        into.append(item)
+        yield item
 
 
 def estimate_dry_run(run: GenerateRun, cands: list[Candidate]) -> None:

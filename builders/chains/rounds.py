@@ -10,6 +10,8 @@ an unneeded hop once, by the same rule (shrink.py).
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from builders.chains.necessity import EmpiricalNecessity, judge
@@ -60,9 +62,19 @@ def _offline_one(view, statements, verbalizer, cand: Candidate, min_hops: int, o
 
 
 # ---------------------------------------------------------------- LLM
-def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settings,
-              min_hops: int) -> list[Outcome]:
-    """Verbalize, verify (and probe) every candidate; a chain with one unneeded hop is shrunk once."""
+def llm_round(view: CorpusView, cands: Iterable[Candidate], client, settings: Settings,
+              min_hops: int, needed: int | None = None) -> list[Outcome]:
+    """Verbalize, verify (and probe) every candidate; a chain with one unneeded hop is shrunk once.
+
+    `cands` may be a generator still sampling: it runs on a thread of its own
+    and each candidate's calls start as soon as it is drawn, so the LLM's
+    waiting overlaps the sampling (CPU work about as long as a round's calls
+    at 0.5 s latency). With `needed`, only that many start at once; the
+    candidates drawn beyond it are a reserve, one started for each chain that
+    comes back not accepted, so a round that goes well pays for no spare
+    chains. Which reserves start depends on the outcomes only, not on their
+    timing, and the outcomes are returned in sampling order.
+    """
 
     async def call(req):
         return await client.complete_json(req.task, req.role, req.messages, req.schema, req.stage,
@@ -85,15 +97,77 @@ def llm_round(view: CorpusView, cands: list[Candidate], client, settings: Settin
             outcome.shrunk_from = original
         return outcome
 
-    async def everything() -> list[Outcome]:
-        return list(await asyncio.gather(*(one(c) for c in cands)))
+    return client.run(lambda: _with_reserve(cands, one, needed))
 
-    outcomes = client.run(everything)
-    # The chain id is that of the sampled candidate, even when it was shrunk:
-    # a re-run then skips it instead of paying for it again.
-    for cand, outcome in zip(cands, outcomes):
+
+async def _with_reserve(cands: Iterable[Candidate], one, needed: int | None) -> list[Outcome]:
+    """one(candidate) for the first `needed` candidates drawn, and a reserve candidate for each not accepted."""
+    started: list[tuple[int, Candidate, asyncio.Future]] = []
+    reserve: list[tuple[int, Candidate]] = []
+    owed = 0
+
+    def start(index: int, cand: Candidate) -> None:
+        task = asyncio.ensure_future(one(cand))
+        task.add_done_callback(settle)
+        started.append((index, cand, task))
+
+    def settle(task: asyncio.Future) -> None:
+        nonlocal owed
+        if task.cancelled() or task.exception() is not None or task.result().status != "accepted":
+            owed += 1
+            start_owed()
+
+    def start_owed() -> None:
+        nonlocal owed
+        while owed and reserve:
+            owed -= 1
+            start(*reserve.pop(0))
+
+    index = 0
+    async for cand in _drawn_on_a_thread(cands):
+        if needed is None or len(started) < needed:
+            start(index, cand)
+        else:
+            reserve.append((index, cand))
+            start_owed()
+        index += 1
+    while pending := [task for _, _, task in started if not task.done()]:
+        await asyncio.wait(pending)  # a chain that fails may start a reserve: wait again
+    outcomes = []
+    for _, cand, task in sorted(started, key=lambda item: item[0]):
+        outcome = task.result()
+        # The chain id is that of the sampled candidate, even when it was shrunk:
+        # a re-run then skips it instead of paying for it again.
         outcome.root_id = cand.id
+        outcomes.append(outcome)
     return outcomes
+
+
+async def _drawn_on_a_thread(items: Iterable[Candidate]) -> AsyncIterator[Candidate]:
+    """The items of a (slow, CPU-bound) iterable as they come, drawn on a worker
+    thread so the event loop keeps serving the calls already started. An
+    exception in the iterable is raised here, after the items before it."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue()
+    end = object()
+
+    def draw() -> None:
+        try:
+            for item in items:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+        except BaseException as exc:  # handed to the loop, raised there
+            loop.call_soon_threadsafe(queue.put_nowait, exc)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, end)
+
+    worker = threading.Thread(target=draw, name="hopgraph-sample", daemon=True)
+    worker.start()
+    while (item := await queue.get()) is not end:
+        if isinstance(item, BaseException):
+            worker.join()
+            raise item
+        yield item
+    worker.join()
 
 
 async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, call) -> Outcome:

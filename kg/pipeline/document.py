@@ -47,6 +47,20 @@ class Ingestor:
         self.llm_down = False
         self.embedder = Embedder.from_settings(settings.embeddings, settings.embeddings.cache_path(data))
         self._extractor = None
+        # kg.pipeline.entity_process.EntityProcess, while ingest_documents runs one:
+        # image texts' entities are found there too, so spaCy never loads here.
+        self.entity_process = None
+        self._described_early: dict[str, Future] = {}  # doc id -> descriptions asked for at parse time
+
+    def find_entities(self, texts: list[str]) -> list[list[Any]]:
+        """Mentions per text: in the entity process when there is one (and it is alive), else here."""
+        if self.entity_process is not None:
+            try:
+                found, _ = self.entity_process.submit(texts).result()
+                return found
+            except Exception:  # the entity process died (killed, out of memory): found here instead
+                self.entity_process = None
+        return self.extractor.extract_many(texts)
 
     @property
     def extractor(self):
@@ -107,7 +121,8 @@ class Ingestor:
         described = []
         for path, doc_id, prepared in items:
             prepared.parsed.path = portable_path(path)
-            described.append((path, doc_id, prepared, self._submit_describe(prepared.parsed)))
+            early = self._described_early.pop(doc_id, None)
+            described.append((path, doc_id, prepared, early or self._submit_describe(prepared.parsed)))
             self.embedder.store(prepared.vectors)  # prepared on a Ray worker: its vectors and timings
             self.times.merge(prepared.times)
         return self._write_and_finish(described)
@@ -128,7 +143,7 @@ class Ingestor:
         mentions = prepared.mentions
         if image_texts:
             with self.times.stage("entities", items=len(image_texts)):
-                mentions = mentions + self.extractor.extract_many(image_texts)
+                mentions = mentions + self.find_entities(image_texts)
         # Computed now so they are cached for kNN (a killed run keeps them).
         self.vectors([{"text": c.text, "label": "Chunk", "kind": c.kind} for c in chunks]
                      + [{"text": t, "label": "Image", "kind": "image"} for t in image_texts if t])
@@ -159,6 +174,13 @@ class Ingestor:
         """The models warm_up() is loading, before the first use."""
         if self._warm is not None:
             self._warm.result()
+
+    def describe_early(self, doc_id: str, parsed: ParsedDocument) -> None:
+        """Ask for a document's image descriptions as soon as it is parsed, so
+        they arrive while it is embedded (ingest_prepared picks them up)
+        instead of stalling its write for a round trip."""
+        if parsed.images and doc_id not in self._described_early:
+            self._described_early[doc_id] = self._submit_describe(parsed)
 
     def _submit_describe(self, parsed: ParsedDocument) -> Future:
         """Image descriptions on the LLM thread; a document without images does not queue behind

@@ -10,10 +10,10 @@ group_bytes bytes and group_docs files, and the group goes through together:
     start_group   parse each file (prefetched while the group before it embeds);
                   embed the sentences semantic chunking needs, of every file, in
                   one call; chunk each file, its sentence vectors looked up;
-                  pooled chunk vectors and direct texts in one call each; then
-                  every chunk's entities in one nlp.pipe, started in the entity
-                  process (kg.pipeline.entity_process) so it runs on the other
-                  core while this process starts the next group
+                  pooled chunk vectors and direct texts in one call each
+    submit_entities  every chunk's entities in one nlp.pipe, started in the
+                  entity process (kg.pipeline.entity_process) so it runs on the
+                  other core while this process starts the next group
     finish_group  the entities, then one write per query for the group and the
                   keypoints and `ingested` marks on the LLM thread
                   (Ingestor.ingest_prepared), in plan order
@@ -21,7 +21,9 @@ group_bytes bytes and group_docs files, and the group goes through together:
 The graph is the one the one-by-one path gives (the same chunks, entities
 with the same names and aliases, SIMILAR_TO); only vectors may differ by
 the float noise of another batch. A file larger than group_bytes is a group
-of its own and takes the per-document path (Ingestor.ingest_document).
+of its own; with an entity process it goes the same way (its entities then
+overlap the next file's embedding), without one it takes the per-document
+path (Ingestor.ingest_document).
 
 A file that cannot be read or chunked fails alone, with its own reason; if a
 group-wide step fails (a library error on one text, a batch write), the
@@ -153,16 +155,16 @@ class StartedGroup:
     mentions: Future | None = None  # (mentions of every chunk of `ready`, seconds)
 
 
-def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None],
-                entities: Any = None) -> StartedGroup:
-    """Parse, embed and chunk a group; its entities start in `entities` (an
-    EntityProcess) or, without one, are found here. `parses` are the
-    prefetcher's futures (None: parsed here)."""
+def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None]) -> StartedGroup:
+    """Parse, embed and chunk a group; `parses` are the prefetcher's futures
+    (None: parsed here). Its entities are found by submit_entities (in the
+    entity process) or, without that, by finish_group here."""
     started = StartedGroup(group)
     parsed_docs: list[tuple[Path, str, ParsedDocument]] = []
     for (path, doc_id, _), parse in zip(group, parses):
         try:
             parsed_docs.append((path, doc_id, ingestor.parse(path, parse)))
+            ingestor.describe_early(doc_id, parsed_docs[-1][2])
         except Exception as exc:  # unreadable, empty, not UTF-8...: this file alone
             started.reports[doc_id] = failure_report(ingestor.settings, path, exc)
     ingestor.wait_for_models()
@@ -177,13 +179,17 @@ def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None
             started.ready.append((path, doc_id, outcome))
         else:
             started.reports[doc_id] = failure_report(ingestor.settings, path, outcome)
+    return started
+
+
+def submit_entities(started: StartedGroup, entities: Any) -> None:
+    """Start the group's chunk entities in `entities` (an EntityProcess, or None: finish_group finds them)."""
     texts = [c.text for _, _, prepared in started.ready for c in prepared.chunks]
     if entities is not None and texts:
         try:
             started.mentions = entities.submit(texts)
         except Exception:  # the entity process is gone (killed, out of memory): found here instead
             started.mentions = None
-    return started
 
 
 def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
@@ -220,8 +226,10 @@ def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
 
 def ingest_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None],
                  entities: Any = None) -> list[DocReport]:
-    """start_group then finish_group: a group from files to the graph."""
-    return finish_group(ingestor, start_group(ingestor, group, parses, entities))
+    """start_group, submit_entities and finish_group: a group from files to the graph."""
+    started = start_group(ingestor, group, parses)
+    submit_entities(started, entities)
+    return finish_group(ingestor, started)
 
 
 def _one_by_one(ingestor: Any, path: Path, doc_id: str, parsed: ParsedDocument) -> DocReport:

@@ -22,7 +22,7 @@ from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import estimate_ingest
 from kg.pipeline.files import DocReport, collect_files, failure_report
 from kg.pipeline.entity_process import EntityProcess
-from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group
+from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
 from kg.pipeline.prefetch import Prefetcher
 from kg.pipeline.report import print_report
 
@@ -111,7 +111,9 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
     """Each new document, smallest first, in groups (kg.pipeline.groups): small
     files prepared and written together, a large one alone. Two groups are in
     flight: while one's entities are found in the entity process, the next is
-    parsed (prefetched), embedded and chunked here, then the first is written."""
+    parsed (prefetched), embedded and chunked here, then the first is written
+    and the second's entities start. Without an entity process (one core, or
+    one file) a lone file takes the per-document path."""
     from tqdm import tqdm
 
     todo = sorted(plan.todo, key=lambda item: item[2])
@@ -119,10 +121,11 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
     groups = plan_groups(todo, cfg.group_bytes, cfg.group_docs)
     cores = os.cpu_count() or 1
     if todo:  # something will be ingested: load the models meanwhile
-        ingestor.warm_up(extractor=not _uses_entity_process(groups, cores))
+        ingestor.warm_up(extractor=not _uses_entity_process(todo, cores))
     with Prefetcher(ingestor.assets_dir, len(todo) > 1, **ingestor.read_options) as parser, \
-            _entity_process(ingestor, groups, cores) as entities, \
+            _entity_process(ingestor, todo, cores) as entities, \
             tqdm(total=len(todo), desc="ingest", unit="file", disable=None) as bar:
+        ingestor.entity_process = entities
         in_flight: StartedGroup | None = None
         for i, group in enumerate(groups):
             parses = [parser.get(path) for path, _, _ in group]
@@ -135,7 +138,8 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             busy_beside = entities is not None or parser.busy or any(p.suffix.lower() == ".pdf"
                                                                      for p, _, _ in following)
             ingestor.embedder.limit_threads(cores - 1 if busy_beside else cores)
-            started = start_group(ingestor, group, parses, entities) if len(group) > 1 else None
+            grouped = entities is not None or len(group) > 1
+            started = start_group(ingestor, group, parses) if grouped else None
             if in_flight is not None:
                 bar.update(len(in_flight.group))
                 plan.reports.extend(finish_group(ingestor, in_flight))
@@ -143,6 +147,9 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
                 if _stopped(ingestor, console):
                     break  # the group just started is left for the next run
             if started is not None:
+                # Submitted only now: finish_group above may have sent the entity process its
+                # image texts, which must not queue behind this group's chunks.
+                submit_entities(started, entities)
                 in_flight = started
             else:
                 plan.reports.append(_ingest_one(ingestor, group[0][0], group[0][1], parses[0]))
@@ -153,6 +160,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             plan.reports.extend(finish_group(ingestor, in_flight))
             bar.update(len(in_flight.group))
             _stopped(ingestor, console)
+        ingestor.entity_process = None
     ingestor.embedder.limit_threads(cores)
 
 
@@ -163,14 +171,16 @@ def _stopped(ingestor: Ingestor, console) -> bool:
     return bool(reason)
 
 
-def _uses_entity_process(groups: list[list], cores: int) -> bool:
-    return cores >= 2 and any(len(group) > 1 for group in groups)
+def _uses_entity_process(todo: list, cores: int) -> bool:
+    """Entities in a process of their own when there is a second core and a
+    second file whose embedding they can overlap."""
+    return cores >= 2 and len(todo) > 1
 
 
 @contextmanager
-def _entity_process(ingestor: Ingestor, groups: list[list], cores: int) -> Iterator[EntityProcess | None]:
-    """The entity process, when there are groups and a core to give it."""
-    if not _uses_entity_process(groups, cores):
+def _entity_process(ingestor: Ingestor, todo: list, cores: int) -> Iterator[EntityProcess | None]:
+    """The entity process, when _uses_entity_process says so."""
+    if not _uses_entity_process(todo, cores):
         yield None
         return
     entities = EntityProcess(ingestor.settings.entities.spacy_model, ingestor.settings.entities.batch_size)

@@ -143,6 +143,9 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
     # Nothing is shrunk (the fake verifier needs every hop), so each chain costs
     # one verbalize and one verify call, and no request is sent twice.
     assert tasks["verbalize_chain"] == tasks["verify_chain"], tasks
+    # Spare chains sampled for the round are only paid for when one is not
+    # accepted: every chain verbalized is in the graph, and no more are accepted than asked for.
+    assert tasks["verbalize_chain"] == len(got)
     assert len({body_key(r.body) for r in reqs}) == len(reqs)
     assert {r.model for r in reqs if task_of(r.body) == "verbalize_chain"} == {GEN_MODEL}
     assert {r.model for r in reqs if task_of(r.body) == "verify_chain"} == {VER_MODEL}

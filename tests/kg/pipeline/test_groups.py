@@ -174,7 +174,7 @@ def test_a_group_goes_in_when_the_entity_process_is_gone(tmp_path, shared_embedd
     """The entity process closed under the run (as if killed): the group's
     entities are found in this process and every file still goes in."""
     from kg.pipeline.entity_process import EntityProcess
-    from kg.pipeline.groups import finish_group, start_group
+    from kg.pipeline.groups import ingest_group
 
     pages = sorted(WIKI.glob("*.txt"))[:5]
     data = tmp_path / ".hopgraph"
@@ -186,7 +186,7 @@ def test_a_group_goes_in_when_the_entity_process_is_gone(tmp_path, shared_embedd
     entities.close()
     try:
         group = [(p, f"doc{i:012d}", p.stat().st_size) for i, p in enumerate(pages)]
-        reports = finish_group(ingestor, start_group(ingestor, group, [None] * len(group), entities))
+        reports = ingest_group(ingestor, group, [None] * len(group), entities)
         ingestor.close()
         assert [r.status for r in reports] == ["ingested"] * len(pages)
         assert all(r.entities > 0 for r in reports)

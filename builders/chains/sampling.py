@@ -1,0 +1,116 @@
+"""Drawing the candidates of one generation round from the walker.
+
+Types are drawn round-robin, each up to what the round wants of it, under
+the diversity caps (quotas.py). A round that comes short opens up in steps,
+within the same round: first every type may fill the others' share, then
+the caps are relaxed (up to twice). Each step used to be a round of
+its own, and with an LLM every round costs at least one verbalize and one
+verify round trip, so a 50-chain run spent four rounds where one does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+from builders.chains.quotas import Quotas
+from builders.chains.structure import StructureError, build_structure
+from builders.chains.walkers import Candidate, Walker
+from queries.corpus_view import CorpusView
+
+MAX_EMPTY_SAMPLES = 400  # consecutive failed samples of one type before it is declared exhausted
+MAX_RELAXED = 2  # times the caps are relaxed (to n x 3, then n x 4) before a run stops for want of chains
+
+
+class RoundDraw:
+    """The walker, the caps and how far they have been opened, across the rounds of one run."""
+
+    def __init__(self, view: CorpusView, walker: Walker, types: list[str], n: int, skip: set[str], report,
+                 used_docs: Counter | None = None, used_topics: Counter | None = None) -> None:
+        self.view, self.walker, self.types, self.n = view, walker, types, n
+        self.skip, self.report = skip, report  # ids already drawn or in the graph; report.candidates counts draws
+        self.used_docs, self.used_topics = used_docs, used_topics
+        self.quotas = Quotas(view, n, used_docs, used_topics)
+        self.open_all = False  # every type may take the whole round
+        self.relaxed = 0
+
+    def round(self, want: dict[str, int], size: int) -> Iterator[Candidate]:
+        """Up to `size` candidates (want[type] of each), opening up in steps while short."""
+        drawn = 0
+        while True:
+            for cand in draw_candidates(self.view, self.walker, self.types, want, self.skip, self.quotas,
+                                        self.report, limit=size - drawn):
+                drawn += 1
+                yield cand
+            if drawn >= size or not self._open_up():
+                return
+            want = {t: size - drawn for t in self.types}
+
+    def _open_up(self) -> bool:
+        """One step more open; False when there is none left."""
+        if not self.open_all:
+            self.open_all = True
+        elif self.relaxed < MAX_RELAXED:
+            self.relaxed += 1
+            self.quotas = Quotas(self.view, self.n * (2 + self.relaxed), self.used_docs, self.used_topics)
+        else:
+            return False
+        return True
+
+
+def draw_candidates(view: CorpusView, walker: Walker, types: list[str], want: dict[str, int],
+                    skip: set[str], quotas: Quotas, report, limit: int | None = None) -> Iterator[Candidate]:
+    """New candidates, round-robin over the types, up to want[type] each and
+    `limit` in all, one at a time (an LLM round starts on each as it comes).
+
+    A type that runs dry hands what it still wanted to the types still
+    drawing, so the round holds about as many chains as it asked for."""
+    want = dict(want)
+    failures: Counter = Counter()
+    got: Counter = Counter()
+    active = [t for t in types if want.get(t, 0) > 0]
+    dry: set[str] = set()
+    total = 0
+    while active and (limit is None or total < limit):
+        for gtype in list(active):
+            cand = walker.sample(gtype)
+            report.candidates += cand is not None
+            if usable(view, walker, cand, skip, quotas):
+                skip.add(cand.id)
+                quotas.take_chain(view, cand.node_ids, cand.bridges)
+                got[gtype] += 1
+                failures[gtype] = 0
+                total += 1
+                yield cand
+                if limit is not None and total >= limit:
+                    return
+            else:
+                failures[gtype] += 1
+            if got[gtype] >= want[gtype]:
+                active.remove(gtype)
+            elif failures[gtype] >= MAX_EMPTY_SAMPLES:
+                active.remove(gtype)
+                dry.add(gtype)
+                active = _hand_on(want, got, gtype, [t for t in types if t in active or t in got and t not in dry])
+
+
+def usable(view: CorpusView, walker: Walker, cand: Candidate | None, skip: set[str], quotas: Quotas) -> bool:
+    """A new candidate of at least min_hops (fork walkers build fixed sizes) that the caps and its structure allow."""
+    if cand is None or len(cand.hops) < walker.min_hops or cand.id in skip:
+        return False
+    if not quotas.allows_chain(view, cand.node_ids, cand.bridges):
+        return False
+    try:
+        build_structure(len(cand.hops), cand.structure)
+    except StructureError:
+        return False
+    return True
+
+
+def _hand_on(want: dict[str, int], got: Counter, dry: str, takers: list[str]) -> list[str]:
+    """Share what the dry type still wanted among the takers (types still
+    drawing, or done with their own share), in order; returns the types to draw."""
+    left = want[dry] - got[dry]
+    for i, gtype in enumerate(takers):
+        want[gtype] += left // len(takers) + (i < left % len(takers))
+    return [t for t in takers if got[t] < want[t]]

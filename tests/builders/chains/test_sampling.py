@@ -1,0 +1,74 @@
+"""Drawing a round's candidates (builders/chains/sampling.py): shares handed on, limits, opening up within a round."""
+
+from __future__ import annotations
+
+from builders.chains import sampling
+from builders.chains.candidate import Candidate, Hop
+
+
+class Report:
+    candidates = 0
+
+
+class FakeWalker:
+    """Type "many" always finds a new 2-hop chain, type "none" never does."""
+
+    min_hops = 2
+
+    def __init__(self) -> None:
+        self.drawn = 0
+
+    def sample(self, gtype: str) -> Candidate | None:
+        if gtype == "none":
+            return None
+        self.drawn += 1
+        hops = [Hop(f"c{self.drawn}a", "Chunk", "e", "entity"), Hop(f"c{self.drawn}b", "Chunk")]
+        return Candidate(gtype, hops, [(0, 1), (1, 2)], answer_entity=f"ans{self.drawn}")
+
+
+class CountingQuotas:
+    """Allows `target // 10` chains: relaxing (a larger target) allows more."""
+
+    def __init__(self, view, target: int, used_docs=None, used_topics=None) -> None:
+        self.allowed = target // 10
+        self.taken = 0
+
+    def allows_chain(self, view, node_ids, bridges) -> bool:
+        return self.taken < self.allowed
+
+    def take_chain(self, view, node_ids, bridges) -> None:
+        self.taken += 1
+
+
+def test_a_type_that_runs_dry_hands_its_share_on_and_the_limit_holds(monkeypatch):
+    monkeypatch.setattr(sampling, "MAX_EMPTY_SAMPLES", 5)
+    quotas = CountingQuotas(None, 1000)
+    got = list(sampling.draw_candidates(None, FakeWalker(), ["many", "none"], {"many": 3, "none": 4}, set(),
+                                        quotas, Report()))
+    assert [c.graph_type for c in got] == ["many"] * 7  # its own 3 and the 4 "none" could not find
+    capped = list(sampling.draw_candidates(None, FakeWalker(), ["many", "none"], {"many": 3, "none": 4}, set(),
+                                           CountingQuotas(None, 1000), Report(), limit=5))
+    assert len(capped) == 5
+
+
+def test_a_short_round_opens_up_within_the_round(monkeypatch):
+    """The first caps allow 5 chains (n = 50); the round asks for 12: it relaxes
+    the caps (n x 3 allows 15) instead of ending short and costing a round."""
+    monkeypatch.setattr(sampling, "Quotas", CountingQuotas)
+    monkeypatch.setattr(sampling, "MAX_EMPTY_SAMPLES", 5)
+    draw = sampling.RoundDraw(None, FakeWalker(), ["many"], 50, set(), Report())
+    first = list(draw.round({"many": 12}, 12))
+    assert len(first) == 12 and draw.open_all and draw.relaxed == 1
+    # Each id drawn once: the next round draws new chains only.
+    second = list(draw.round({"many": 30}, 30))
+    assert len(second) == 8 + 20  # what n x 3 still allows, then n x 4 (fresh caps) allows 20
+    assert draw.relaxed == 2
+    assert not {c.id for c in first} & {c.id for c in second}
+    assert list(draw.round({"many": 5}, 5)) == []  # the caps are as open as they go
+
+
+def test_rounds_that_fill_up_do_not_open_the_caps(monkeypatch):
+    monkeypatch.setattr(sampling, "Quotas", CountingQuotas)
+    draw = sampling.RoundDraw(None, FakeWalker(), ["many"], 100, set(), Report())
+    assert len(list(draw.round({"many": 4}, 4))) == 4
+    assert not draw.open_all and draw.relaxed == 0
