@@ -14,7 +14,7 @@ wrapping the functions the pipeline calls, not by re-implementing it:
     keypoints    Ingestor._keypoints minus its graph writes (offline extractor)
     graph writes store.write   /  graph reads  store.run
     knn          Ingestor.link_similar + kg.enrich.similarity.knn_pairs* (minus encode and store I/O)
-    topics       Ingestor.topics_and_domain (minus store I/O)
+    topics       kg.pipeline.ingest.write_topics and write_domain (minus store I/O)
     model load   SentenceTransformer + spaCy pipeline loading (one-off per process)
 
 Times are exclusive (a nested timed call is charged to its own stage), so the
@@ -96,6 +96,7 @@ def instrument(timer: StageTimer, store) -> list:
     import kg.enrich.references
     import kg.enrich.similarity
     import kg.pipeline.document
+    import kg.pipeline.ingest
     from kg.pipeline import Ingestor
 
     # Module attributes: Ingestor imports these inside its methods, at call time.
@@ -113,7 +114,8 @@ def instrument(timer: StageTimer, store) -> list:
     patch(Ingestor, "_describe", timer, "describe")
     patch(Ingestor, "_keypoints", timer, "keypoints")
     patch(Ingestor, "link_similar", timer, "knn")
-    patch(Ingestor, "topics_and_domain", timer, "topics")
+    patch(kg.pipeline.ingest, "write_topics", timer, "topics")
+    patch(kg.pipeline.ingest, "write_domain", timer, "topics")
     # document.py imports these at module level: patch its names (row building counts as writing)
     patch(kg.pipeline.document, "write_documents", timer, "graph writes")
     reports: list = []

@@ -7,18 +7,24 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from kg.config import Settings
 
 
-def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.ndarray], times=None) -> int:
-    """SIMILAR_TO for documents not linked yet: new x (old + new), chunk-chunk and chunk-image."""
+def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.ndarray], times=None,
+                 written: frozenset[str] = frozenset()) -> int:
+    """SIMILAR_TO for documents not linked yet: new x (old + new), chunk-chunk and chunk-image.
+
+    New are the documents marked `ingested` and those in `written` (written
+    by this run, their keypoints still being asked for: linking them then
+    overlaps that wait)."""
     from kg.enrich.similarity import knn_pairs, knn_pairs_incremental
 
     docs = store.run("document_states")
-    new_docs = {d["id"] for d in docs if d["ingested"] and not d["linked"]}
+    new_docs = {d["id"] for d in docs if (d["ingested"] or d["id"] in written) and not d["linked"]}
     if not new_docs:
         return 0
     items = _nodes_for_knn(store)
@@ -75,7 +81,18 @@ def _nodes_for_knn(store) -> list[dict]:
 
 def topics_and_domain(settings: Settings, store, client, times=None) -> dict:
     """Leiden topics over the whole corpus, then the corpus domain and persona."""
-    from kg.enrich.domain import infer_domain_persona
+    topics = write_topics(settings, store, times)
+    return {"topics": len(topics.ranked), **write_domain(settings, store, client, topics)}
+
+
+@dataclass
+class CorpusTopics:
+    ranked: list[dict]  # the topics, largest first
+    distribution: dict[str, float]  # share of chunks per topic id
+
+
+def write_topics(settings: Settings, store, times=None) -> CorpusTopics:
+    """Leiden topics over the whole corpus, written; returns them for write_domain."""
     from kg.enrich.topics import detect_topics
 
     chunks = store.run("walk_chunks")
@@ -91,10 +108,16 @@ def topics_and_domain(settings: Settings, store, client, times=None) -> dict:
                                         "keywords": list(tp["keywords"]), "size": tp["size"]}
                                        for tp in result.topics])
     store.write("chunk_in_topic", [{"s": c, "d": tid} for c, tid in result.membership.items()], key=None)
-    ranked = sorted(result.topics, key=lambda tp: -tp["size"])
-    meta = infer_domain_persona([list(tp["keywords"]) for tp in ranked[:8]], client=client,
+    return CorpusTopics(sorted(result.topics, key=lambda tp: -tp["size"]), result.distribution())
+
+
+def write_domain(settings: Settings, store, client, topics: CorpusTopics) -> dict:
+    """The corpus domain and persona (an LLM call, or from keywords offline) from the largest topics."""
+    from kg.enrich.domain import infer_domain_persona
+
+    meta = infer_domain_persona([list(tp["keywords"]) for tp in topics.ranked[:8]], client=client,
                                 prompts_dir=settings.llm.prompts_dir)
     store.write("upsert_corpus_meta", [{"id": "corpus", "domain": meta["domain"],
                                              "persona": meta["persona"], "generator": meta["generator"],
-                                             "topic_distribution": json.dumps(result.distribution(), sort_keys=True)}])
-    return {"topics": len(result.topics), "domain": meta["domain"], "persona": meta["persona"]}
+                                             "topic_distribution": json.dumps(topics.distribution, sort_keys=True)}])
+    return {"domain": meta["domain"], "persona": meta["persona"]}

@@ -17,7 +17,7 @@ import numpy as np
 
 from kg.config import Settings
 from kg.models import ParsedDocument
-from kg.pipeline.corpus import link_similar, topics_and_domain
+from kg.pipeline.corpus import link_similar
 from kg.pipeline.files import DocReport, portable_path
 from kg.pipeline.prepare import PreparedDocument, pooled_vectors, prepare_document
 from kg.pipeline.timings import StageTimes, TimedStore
@@ -346,11 +346,8 @@ class Ingestor:
         return out
 
     # ---- corpus level (kg.pipeline.corpus), with this run's models ---------------
-    def link_similar(self) -> int:
-        return link_similar(self.settings, self.store, self.vectors, self.times)
-
-    def topics_and_domain(self) -> dict:
-        return topics_and_domain(self.settings, self.store, self.client, self.times)
+    def link_similar(self, written: frozenset[str] = frozenset()) -> int:
+        return link_similar(self.settings, self.store, self.vectors, self.times, written)
 
 
 @dataclass

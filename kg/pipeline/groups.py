@@ -4,7 +4,7 @@ A corpus of many small files (wiki pages, notes, a docs folder) spends most
 of its per-document time in per-call overhead: a model call to embed five
 sentences costs about as much as one for a hundred, and so does a spaCy
 pipe over one chunk or a store round trip for one row. So consecutive small
-files of the plan (sorted smallest first) form a group of at most [ingest]
+files of the plan (sorted by size) form a group of at most [ingest]
 group_bytes bytes and group_docs files, and the group goes through together:
 
     start_group   parse each file (prefetched while the group before it embeds);

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kg.config import Settings
 from kg.ids import sha256_bytes
+from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import estimate_ingest
 from kg.pipeline.files import DocReport, collect_files, failure_report
@@ -25,6 +26,8 @@ from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
 from kg.pipeline.prefetch import Prefetcher
 from kg.pipeline.report import print_report
+
+PARSE_AHEAD = 2  # groups parsed ahead of the one being embedded
 
 
 @dataclass
@@ -66,6 +69,7 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     if dry_run:
         return estimate_ingest(settings, plan.files, done, do_kp, do_desc, console)
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
+    early = None
     try:
         if settings.ingest.executor == "ray" and plan.todo:
             from kg.pipeline.ray_executor import ingest_documents_on_ray
@@ -73,9 +77,10 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
             ingest_documents_on_ray(ingestor, plan, console)
         else:
             ingest_documents(ingestor, plan, console)
+        early = link_written(ingestor, plan)  # while the last keypoints are asked for
     finally:
         ingestor.close()
-    summary = link_corpus(ingestor, plan)
+    summary = link_corpus(ingestor, plan, early)
     ingestor.times.add("embed", ingestor.embedder.model_seconds, ingestor.embedder.computed)
     if client is not None:
         ingestor.times.add_items("llm", client.accounting.to_dict()["total"]["calls"])
@@ -108,7 +113,7 @@ def plan_ingest(settings: Settings, paths: list[Path], done: dict, dry_run: bool
 
 
 def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
-    """Each new document, smallest first, in groups (kg.pipeline.groups): small
+    """Each new document, largest first (plan_order), in groups (kg.pipeline.groups): small
     files prepared and written together, a large one alone. Two groups are in
     flight: while one's entities are found in the entity process, the next is
     parsed (prefetched), embedded and chunked here, then the first is written
@@ -116,7 +121,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
     one file) a lone file takes the per-document path."""
     from tqdm import tqdm
 
-    todo = sorted(plan.todo, key=lambda item: item[2])
+    todo = plan_order(plan.todo)
     cfg = ingestor.settings.ingest
     groups = plan_groups(todo, cfg.group_bytes, cfg.group_docs)
     cores = os.cpu_count() or 1
@@ -130,8 +135,10 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
         for i, group in enumerate(groups):
             parses = [parser.get(path) for path, _, _ in group]
             following = groups[i + 1] if i + 1 < len(groups) else []
-            for path, _, _ in following:
-                parser.start(path)  # parsed in the prefetcher while this group embeds
+            # Parsed in the prefetcher while this group embeds; two groups ahead, so the
+            # parser also has work while the first group waits for the models to load.
+            for path, _, _ in [item for ahead in groups[i + 1:i + 1 + PARSE_AHEAD] for item in ahead]:
+                parser.start(path)
             # Leave a core to the parser reading PDFs or to the entity process: torch and the
             # parser fought over 2 cores (embedding 23.5 s alone, 66.8 s beside it), and
             # torch's spinning threads beside any other busy process made small batches 20x slower.
@@ -162,6 +169,13 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             _stopped(ingestor, console)
         ingestor.entity_process = None
     ingestor.embedder.limit_threads(cores)
+
+
+def plan_order(todo: list[tuple[Path, str, int]]) -> list[tuple[Path, str, int]]:
+    """Largest file first: the first is parsed while the models load, and the
+    run ends on small files, whose keypoint calls (the tail no compute
+    overlaps) are few. Ties by path, so every executor writes in one order."""
+    return sorted(todo, key=lambda item: (-item[2], str(item[0])))
 
 
 def _stopped(ingestor: Ingestor, console) -> bool:
@@ -197,8 +211,22 @@ def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prep
         return failure_report(ingestor.settings, path, exc)
 
 
-def link_corpus(ingestor: Ingestor, plan: IngestPlan) -> dict:
-    """Corpus-level steps once the documents are in; returns the run summary."""
+def link_written(ingestor: Ingestor, plan: IngestPlan) -> tuple[int, CorpusTopics | None]:
+    """SIMILAR_TO and topics for the documents this run wrote, before their
+    last keypoints are in: the corpus steps need only the chunks and their
+    vectors, and so overlap the LLM thread's wait instead of following it.
+    Returns the edges made and the topics (None when nothing changed)."""
+    written = frozenset(r.doc_id for r in plan.reports
+                        if r.doc_id and r.status in ("pending", "ingested", "partial"))
+    similar = ingestor.link_similar(written)
+    if not similar and not written:
+        return 0, None
+    return similar, write_topics(ingestor.settings, ingestor.store, ingestor.times)
+
+
+def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTopics | None] | None = None) -> dict:
+    """Corpus-level steps once the documents are in; returns the run summary.
+    `early` is what link_written did before the LLM thread was drained."""
     reports = plan.reports
     order = {str(p): i for i, p in enumerate(plan.files)}
     reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
@@ -207,9 +235,14 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan) -> dict:
                **{status: sum(r.status == status for r in reports)
                   for status in ("ingested", "unchanged", "partial", "failed")},
                "endpoint_down": bool(ingestor.client is not None and ingestor.client.endpoint_down)}
-    summary["similar_to"] = ingestor.link_similar()
-    if summary["similar_to"] or new:
-        summary.update(ingestor.topics_and_domain())
+    early_similar, topics = early or (0, None)
+    later = ingestor.link_similar()  # documents ingested but not linked (an earlier run's)
+    summary["similar_to"] = early_similar + later
+    if later or (topics is None and new):
+        topics = write_topics(ingestor.settings, ingestor.store, ingestor.times)
+    if topics is not None:
+        summary["topics"] = len(topics.ranked)
+        summary.update(write_domain(ingestor.settings, ingestor.store, ingestor.client, topics))
     summary["embeddings_computed"] = ingestor.embedder.computed
     return summary
 

@@ -82,7 +82,9 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
     ray = _ray(ingestor.settings.ingest.ray_address)
     from ray.util import ActorPool
 
-    todo = sorted(plan.todo, key=lambda item: item[2])  # the local executor's order: same writes, same graph
+    from kg.pipeline.ingest import plan_order
+
+    todo = plan_order(plan.todo)  # the local executor's order: same writes, same graph
     ingestor.warm_up()
     n_actors = max(1, min(len(todo), int(ray.available_resources().get("CPU", 1))))
     worker = ray.remote(num_cpus=1)(DocumentWorker)
