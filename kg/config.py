@@ -54,7 +54,7 @@ class IngestConfig(Section):
     fixed_size: int = Field(800, ge=8)
     fixed_overlap: int = Field(400, ge=0)
     min_image_px: int = Field(150, ge=1)
-    parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU
+    parse_workers: int = Field(0, ge=0)  # processes reading PDF pages; 0 = one per CPU for a lone file, else 1
     # Small files are prepared and written in groups (one model call, one spaCy pipe, one
     # write per query for the group): at most group_bytes bytes and group_docs files per
     # group; a larger file goes alone. group_docs = 1: every file alone.
@@ -294,7 +294,8 @@ max_tokens = 512
 fixed_size = 800
 fixed_overlap = 400
 min_image_px = 150            # smaller uncaptioned images are decorative
-parse_workers = 0             # processes reading PDF pages (0: one per CPU, 1: none)
+parse_workers = 0             # processes reading a PDF's pages (0: one per CPU for a lone file; with several
+                              # files, pipelined one by one beside the embedding; 1: none)
 group_bytes = 200000          # small files are embedded, tagged and written in groups of at most
 group_docs = 64               #   this many bytes and files (a larger file goes alone; 1: all alone)
 keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
