@@ -142,16 +142,20 @@ def is_stop_entity(entity_id: str) -> bool:
 # --------------------------------------------------------------------------- extraction
 
 
+_OPTIONAL = ("parser", "ner", "attribute_ruler", "lemmatizer", "senter")  # components a caller may do without
+
+
 @lru_cache(maxsize=4)
-def load_pipeline(model: str = "en_core_web_sm") -> Any:
-    """Load a spaCy pipeline, falling back to the re-uploaded package installed here."""
+def load_pipeline(model: str = "en_core_web_sm", needed: frozenset[str] = frozenset(_NEEDED)) -> Any:
+    """Load a spaCy pipeline with the components in `needed` (others in
+    _OPTIONAL are not loaded), falling back to the re-uploaded package installed here."""
     import spacy
 
     tried = [model] + ([_FALLBACK_MODELS[model]] if model in _FALLBACK_MODELS else [])
     for name in tried:
         try:
-            # The lemmatizer (and anything else) is never run: not loading it saves load time and memory.
-            return spacy.load(name, exclude=[p for p in ("lemmatizer", "senter") if p not in _NEEDED])
+            # What is never run is not loaded: that saves load time and memory.
+            return spacy.load(name, exclude=[p for p in _OPTIONAL if p not in needed])
         except OSError:
             continue
     raise RuntimeError(

@@ -8,6 +8,7 @@ such task ahead of the LLM thread (_wait_for_backlog)."""
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from kg.config import Settings
 from kg.models import ParsedDocument
 from kg.pipeline.corpus import link_similar
 from kg.pipeline.files import DocReport, portable_path
+from kg.pipeline.keypoint_step import document_keypoints, split_keypoints, write_keypoints
 from kg.pipeline.prepare import PreparedDocument, pooled_vectors, prepare_document
 from kg.pipeline.timings import StageTimes, TimedStore
 from kg.pipeline.writes import DocumentWrite, write_documents
@@ -43,6 +45,11 @@ class Ingestor:
         # One worker: LLM calls never run two batches at once, and their order is kept.
         self._llm_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-llm")
         self._pending: list = []
+        # Documents written and waiting for the LLM thread: a task takes every one queued
+        # when it starts, so documents finished in quick succession share keypoint requests.
+        self._queued: list[_Written] = []
+        self._queue_lock = threading.Lock()
+        self._llm_answered = False  # a keypoint call of this run worked: the endpoint is up
         self._warm = None
         self.llm_down = False
         self.embedder = Embedder.from_settings(settings.embeddings, settings.embeddings.cache_path(data))
@@ -132,7 +139,9 @@ class Ingestor:
                 for path, doc_id, prepared, described in items]
         write_documents(self.store, [d.write for d in docs])
         self._wait_for_backlog()
-        future = self._llm_worker.submit(self._finish_documents, docs)
+        with self._queue_lock:
+            self._queued.extend(docs)
+        future = self._llm_worker.submit(self._finish_queued)
         self._pending.append(([d.report for d in docs], future))
         return [d.report for d in docs]
 
@@ -196,28 +205,42 @@ class Ingestor:
         while sum(not future.done() for _, future in self._pending) > most:
             next(future for _, future in self._pending if not future.done()).exception()
 
+    def _finish_queued(self) -> None:
+        """The documents queued so far (none if an earlier task took them)."""
+        with self._queue_lock:
+            docs, self._queued = self._queued, []
+        try:
+            if docs:
+                self._finish_documents(docs)
+        except Exception as exc:  # their own tasks may have found the queue empty: fail them here
+            for doc in docs:
+                doc.report.status, doc.report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
+            raise
+
     def _finish_documents(self, docs: list["_Written"]) -> None:
         """Keypoints of the documents, written together, then each one's `ingested` mark.
 
-        With an LLM the first document is asked alone: when not one of its
-        calls works (endpoint down) the others are not asked and stay
-        unmarked, so the run stops instead of waiting out each file; the rest
-        go in one extract_keypoints call, so their passages share batches.
+        With an LLM, until one keypoint call of the run has worked, a document
+        is asked alone: when not one of its calls works (endpoint down) the
+        others are not asked and stay unmarked, so the run stops instead of
+        waiting out each file; after that they go in one extract_keypoints
+        call, so their passages share batches.
         """
         results, marks = [], []
         todo = list(docs)
         while todo and not self.stop_reason():
-            batch = todo[:1] if not results or self.client is None else todo
+            batch = todo[:1] if not self._llm_answered or self.client is None else todo
             todo = todo[len(batch):]
             with self.times.stage("llm"):
                 outcomes = self._keypoints_together(batch)
             for doc, (result, kp_failures) in zip(batch, outcomes):
+                self._llm_answered |= result is not None and len(kp_failures) < _sources(doc)
                 results.append(result)
                 marks.append(self._settle(doc.report, result, list(getattr(doc.write.descriptions, "failures", [])),
                                           kp_failures))
         for doc in todo:  # budget spent or endpoint down: left unmarked, the next run redoes them
             doc.report.reason = "not finished: the run stopped; re-run to continue"
-        self._write_keypoints([r for r in results if r is not None])
+        write_keypoints(self.store, [r for r in results if r is not None])
         self.store.write("upsert_documents", marks)
         complete = {m["id"] for m in marks if not m["partial"]}
         for doc in docs:
@@ -290,37 +313,9 @@ class Ingestor:
         if not self.do_keypoints:
             return [(None, []) for _ in docs]
         if self.client is None or len(docs) == 1:
-            return [self._keypoints([doc.write]) for doc in docs]
-        result, _ = self._keypoints([doc.write for doc in docs])
+            return [document_keypoints([doc.write], self.client, self.settings) for doc in docs]
+        result, _ = document_keypoints([doc.write for doc in docs], self.client, self.settings)
         return split_keypoints(result, [doc.write for doc in docs])
-
-    def _keypoints(self, docs: list[DocumentWrite]) -> tuple[Any, list[tuple[str, str]]]:
-        """KeypointResult of the documents' chunks and images, and the failed calls."""
-        from kg.enrich.keypoints import extract_keypoints
-
-        names: dict[str, list[str]] = {}
-        for ms in (ms for doc in docs for ms in doc.mentions):
-            for m in ms:
-                names.setdefault(m.entity_id, [])
-                for form in [m.name, *m.surfaces]:
-                    if form not in names[m.entity_id]:
-                        names[m.entity_id].append(form)
-        chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
-                       for doc in docs for c, ms in zip(doc.chunks, doc.mentions) if c.kind != "caption"]
-        image_items = [{"id": i.id, "description": doc.descriptions.get(i.id, {}).get("description", i.caption),
-                        "nearby_text": i.nearby_text, "caption": i.caption} for doc in docs for i in doc.parsed.images]
-        result = extract_keypoints(chunk_items, image_items, client=self.client,
-                                   prompts_dir=self.settings.llm.prompts_dir, entity_names=names,
-                                   batch_size=self.settings.llm.keypoints_batch)
-        return result, list(result.failures)
-
-    def _write_keypoints(self, results: list[Any]) -> None:
-        """Keypoints of several documents, one write per query."""
-        links = [r for result in results for r in result.has_keypoint]
-        self.store.write("upsert_keypoints", [k for result in results for k in result.keypoints])
-        self.store.write("chunk_has_keypoint", [r for r in links if r["source_label"] == "Chunk"], key=None)
-        self.store.write("image_has_keypoint", [r for r in links if r["source_label"] == "Image"], key=None)
-        self.store.write("keypoint_mentions", [m for result in results for m in result.mentions], key=None)
 
     def vectors(self, items: list[dict]) -> np.ndarray:
         """Embeddings of chunks and images, one L2-normalised row per item.
@@ -350,6 +345,11 @@ class Ingestor:
         return link_similar(self.settings, self.store, self.vectors, self.times, written)
 
 
+def _sources(doc: "_Written") -> int:
+    """Keypoint sources of a written document (chunks but captions, and images)."""
+    return sum(c.kind != "caption" for c in doc.write.chunks) + len(doc.write.parsed.images)
+
+
 @dataclass
 class _Written:
     """A document written to the store, waiting for its keypoints."""
@@ -364,28 +364,6 @@ class _Descriptions(dict):
     def __init__(self, rows: dict, failures: list):
         super().__init__(rows)
         self.failures = failures
-
-
-def split_keypoints(result: Any, docs: list[DocumentWrite]) -> list[tuple[Any, list[tuple[str, str]]]]:
-    """One KeypointResult of several documents as (result, failed calls) per document."""
-    from kg.enrich.keypoints import KeypointResult
-
-    doc_of = {source.id: n for n, doc in enumerate(docs) for source in [*doc.chunks, *doc.parsed.images]}
-    entities = [{m.entity_id for ms in doc.mentions for m in ms} for doc in docs]
-    parts = [KeypointResult() for _ in docs]
-    keypoint_doc = {}
-    for row in result.keypoints:
-        keypoint_doc[row["id"]] = doc_of[row["source_id"]]
-        parts[keypoint_doc[row["id"]]].keypoints.append(row)
-    for row in result.has_keypoint:
-        parts[doc_of[row["s"]]].has_keypoint.append(row)
-    for row in result.mentions:
-        n = keypoint_doc[row["s"]]
-        if row["d"] in entities[n]:
-            parts[n].mentions.append(row)
-    for source, reason in result.failures:
-        parts[doc_of[source]].failures.append((source, reason))
-    return [(part, list(part.failures)) for part in parts]
 
 
 def failure_summary(failures: list[tuple[str, str]]) -> str:
