@@ -114,6 +114,14 @@ def stated_by(keypoint: str, context: str, threshold: float = CROSSMODAL_THRESHO
     return len(k & content_tokens(context)) / len(k) >= threshold
 
 
+def keypoint_mentions(keypoints: list[dict[str, Any]], entity_names: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """MENTIONS rows of keypoints already made: what extract_keypoints gives
+    when asked with these names. Lets the LLM be asked before the entities
+    of the passages are known (entity_names={} then, mentions added here)."""
+    matcher = EntityMatcher(entity_names)
+    return [{"s": k["id"], "d": eid, "count": n} for k in keypoints for eid, n in sorted(matcher.counts(k["text"]).items())]
+
+
 class EntityMatcher:
     """Finds entity names in text: one compiled alternation, longest names first."""
 

@@ -20,8 +20,9 @@ from kg.config import Settings
 from kg.models import ParsedDocument
 from kg.pipeline.corpus import link_similar
 from kg.pipeline.files import DocReport, portable_path
-from kg.pipeline.keypoint_step import document_keypoints, split_keypoints, write_keypoints
-from kg.pipeline.prepare import PreparedDocument, pooled_vectors, prepare_document
+from kg.pipeline.keypoint_step import (ask_keypoints, document_keypoints, split_keypoints, with_mentions,
+                                      write_keypoints)
+from kg.pipeline.prepare import PreparedDocument, item_vectors, prepare_document
 from kg.pipeline.timings import StageTimes, TimedStore
 from kg.pipeline.writes import DocumentWrite, write_documents
 
@@ -58,6 +59,7 @@ class Ingestor:
         # image texts' entities are found there too, so spaCy never loads here.
         self.entity_process = None
         self._described_early: dict[str, Future] = {}  # doc id -> descriptions asked for at parse time
+        self._asked: dict[str, tuple[Future, int]] = {}  # doc id -> keypoints asked early (future, index in it)
 
     def find_entities(self, texts: list[str]) -> list[list[Any]]:
         """Mentions per text: in the entity process when there is one (and it is alive), else here."""
@@ -302,43 +304,53 @@ class Ingestor:
         rows = describe_images(images, client=client, prompts_dir=self.settings.llm.prompts_dir) if images else []
         return _Descriptions({r["id"]: r for r in rows}, list(getattr(rows, "failures", [])))
 
-    def _keypoints_together(self, docs: list["_Written"]) -> list[tuple[Any, list[tuple[str, str]]]]:
-        """(KeypointResult or None when keypoints are off, failed calls) per document.
+    def ask_keypoints_early(self, items: list[tuple[str, PreparedDocument]]) -> None:
+        """With an LLM, start the keypoint calls of documents as soon as they
+        are chunked (keypoint_step.ask_keypoints); finishing them later only
+        adds the MENTIONS. Their image descriptions were asked at parse time."""
+        if not (self.do_keypoints and self.client is not None and items):
+            return
+        described = [self._described_early.get(doc_id) for doc_id, _ in items]
+        future = self._llm_worker.submit(self._ask_keypoints, [p for _, p in items], described)
+        for n, (doc_id, _) in enumerate(items):
+            self._asked[doc_id] = (future, n)
 
-        Offline, each document on its own. With an LLM, one extract_keypoints
-        call for all of them (passages of several documents share a request),
-        split back by source; a keypoint mentions only entities of its own
-        document, as when the document is asked alone.
-        """
+    def _ask_keypoints(self, prepared: list[PreparedDocument], described: list[Future | None]) -> list:
+        docs = [(p.chunks, p.parsed, d.result() if d is not None else {}) for p, d in zip(prepared, described)]
+        with self.times.stage("llm"):
+            return ask_keypoints(docs, self.client, self.settings)
+
+    def _keypoints_together(self, docs: list["_Written"]) -> list[tuple[Any, list[tuple[str, str]]]]:
+        """(KeypointResult or None when keypoints are off, failed calls) per
+        document: asked early (ask_keypoints_early) or now, for all of them
+        at once (passages of several documents share a request), split back
+        by source; a keypoint mentions only entities of its own document."""
         if not self.do_keypoints:
             return [(None, []) for _ in docs]
-        if self.client is None or len(docs) == 1:
-            return [document_keypoints([doc.write], self.client, self.settings) for doc in docs]
-        result, _ = document_keypoints([doc.write for doc in docs], self.client, self.settings)
-        return split_keypoints(result, [doc.write for doc in docs])
+        early = [self._early_keypoints(doc) for doc in docs]
+        rest = [doc for doc, found in zip(docs, early) if found is None]
+        if self.client is None or len(rest) <= 1:
+            asked = iter([document_keypoints([doc.write], self.client, self.settings) for doc in rest])
+        else:
+            result, _ = document_keypoints([doc.write for doc in rest], self.client, self.settings)
+            asked = iter(split_keypoints(result, [doc.write for doc in rest]))
+        return [found if found is not None else next(asked) for found in early]
+
+    def _early_keypoints(self, doc: "_Written") -> tuple[Any, list[tuple[str, str]]] | None:
+        """The document's early keypoints with their MENTIONS, or None (not asked early, or that failed)."""
+        entry = self._asked.pop(doc.report.doc_id, None)
+        if entry is None:
+            return None
+        future, n = entry
+        try:
+            result, failures = future.result()[n]
+        except Exception:  # asked again now
+            return None
+        return with_mentions(result, doc.write), failures
 
     def vectors(self, items: list[dict]) -> np.ndarray:
-        """Embeddings of chunks and images, one L2-normalised row per item.
-
-        With semantic chunking every sentence has been embedded already, so a
-        text chunk's vector is the normalised mean of its sentence vectors (all
-        cache hits) instead of a second pass of the model over the chunk:
-        about a third of ingest's embedding time saved. MiniLM truncates its
-        input at 256 word pieces, so for long chunks the pooled vector also
-        covers text a direct encoding would drop. Tables, captions and images
-        are encoded directly.
-        """
-        texts = [i["text"] for i in items]
-        if self.settings.ingest.chunking != "semantic" or not items:
-            return self.embedder.encode(texts)
-        out = np.zeros((len(items), self.embedder.dim), dtype=np.float32)
-        direct = [j for j, i in enumerate(items) if i["label"] != "Chunk" or i.get("kind") != "text"]
-        if direct:
-            out[direct] = self.embedder.encode([texts[j] for j in direct])
-        pooled = [j for j, i in enumerate(items) if i["label"] == "Chunk" and i.get("kind") == "text"]
-        if pooled:
-            out[pooled] = pooled_vectors([texts[j] for j in pooled], self.embedder)
-        return out
+        """Embeddings of chunks and images, one L2-normalised row per item (prepare.item_vectors)."""
+        return item_vectors(items, self.embedder, self.settings.ingest.chunking == "semantic")
 
     # ---- corpus level (kg.pipeline.corpus), with this run's models ---------------
     def link_similar(self, written: frozenset[str] = frozenset()) -> int:

@@ -179,6 +179,7 @@ def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None
             started.ready.append((path, doc_id, outcome))
         else:
             started.reports[doc_id] = failure_report(ingestor.settings, path, outcome)
+    ingestor.ask_keypoints_early([(doc_id, prepared) for _, doc_id, prepared in started.ready])
     return started
 
 

@@ -1,13 +1,20 @@
-"""The keypoint step of ingest, run on the LLM thread once documents are
-written: ask for the keypoints of one or more documents' chunks and images
-(with an LLM, several documents' passages share requests), split a shared
-result back by document, and write keypoints in one batch per query."""
+"""The keypoint step of ingest, run on the LLM thread: ask for the keypoints
+of one or more documents' chunks and images (with an LLM, several documents'
+passages share requests), split a shared result back by document, and write
+keypoints in one batch per query.
+
+With an LLM the asking starts as soon as a document is chunked
+(ask_keypoints), before its entities are found: the requests do not depend
+on them, only the keypoints' MENTIONS do, and those are added when the
+entities are in (with_mentions). So the calls overlap the entity extraction
+and the next document's embedding instead of following them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from kg.config import Settings
+from kg.models import Chunk, ParsedDocument
 from kg.pipeline.writes import DocumentWrite
 
 
@@ -15,20 +22,65 @@ def document_keypoints(docs: list[DocumentWrite], client: Any, settings: Setting
     """KeypointResult of the documents' chunks and images, and the failed calls."""
     from kg.enrich.keypoints import extract_keypoints
 
+    chunk_items, image_items = [], []
+    for doc in docs:
+        chunks, images = keypoint_items(doc.chunks, doc.parsed.images, doc.descriptions, doc.mentions)
+        chunk_items += chunks
+        image_items += images
+    result = extract_keypoints(chunk_items, image_items, client=client, prompts_dir=settings.llm.prompts_dir,
+                               entity_names=entity_names([ms for doc in docs for ms in doc.mentions]),
+                               batch_size=settings.llm.keypoints_batch)
+    return result, list(result.failures)
+
+
+def ask_keypoints(docs: list[tuple[list[Chunk], ParsedDocument, dict]], client: Any, settings: Settings
+                  ) -> list[tuple[Any, list[tuple[str, str]]]]:
+    """The LLM's share of document_keypoints, asked before the documents'
+    entities are known: (chunks, parsed, image descriptions) per document,
+    one extract_keypoints call for all, split back per document. The
+    keypoints have no MENTIONS yet; with_mentions adds them."""
+    from kg.enrich.keypoints import extract_keypoints
+
+    chunk_items, image_items, sources = [], [], []
+    for chunks, parsed, descriptions in docs:
+        doc_chunks, doc_images = keypoint_items(chunks, parsed.images, descriptions)
+        chunk_items += doc_chunks
+        image_items += doc_images
+        sources.append([c.id for c in chunks] + [i.id for i in parsed.images])
+    result = extract_keypoints(chunk_items, image_items, client=client, prompts_dir=settings.llm.prompts_dir,
+                               entity_names={}, batch_size=settings.llm.keypoints_batch)
+    return split_by_document(result, sources, [set() for _ in docs])
+
+
+def with_mentions(result: Any, doc: DocumentWrite) -> Any:
+    """An ask_keypoints result with the MENTIONS the document's entities give it."""
+    from kg.enrich.keypoints import keypoint_mentions
+
+    result.mentions = keypoint_mentions(result.keypoints, entity_names(doc.mentions))
+    return result
+
+
+def keypoint_items(chunks: list[Chunk], images: list, descriptions: dict, mentions: list | None = None
+                   ) -> tuple[list[dict], list[dict]]:
+    """extract_keypoints' chunk and image items of one document (captions are not sources)."""
+    per_chunk = mentions if mentions is not None else [[] for _ in chunks]
+    chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
+                   for c, ms in zip(chunks, per_chunk) if c.kind != "caption"]
+    image_items = [{"id": i.id, "description": descriptions.get(i.id, {}).get("description", i.caption),
+                    "nearby_text": i.nearby_text, "caption": i.caption} for i in images]
+    return chunk_items, image_items
+
+
+def entity_names(mentions: list[list[Any]]) -> dict[str, list[str]]:
+    """Entity id -> every name and surface form the mentions give it."""
     names: dict[str, list[str]] = {}
-    for ms in (ms for doc in docs for ms in doc.mentions):
+    for ms in mentions:
         for m in ms:
             names.setdefault(m.entity_id, [])
             for form in [m.name, *m.surfaces]:
                 if form not in names[m.entity_id]:
                     names[m.entity_id].append(form)
-    chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
-                   for doc in docs for c, ms in zip(doc.chunks, doc.mentions) if c.kind != "caption"]
-    image_items = [{"id": i.id, "description": doc.descriptions.get(i.id, {}).get("description", i.caption),
-                    "nearby_text": i.nearby_text, "caption": i.caption} for doc in docs for i in doc.parsed.images]
-    result = extract_keypoints(chunk_items, image_items, client=client, prompts_dir=settings.llm.prompts_dir,
-                               entity_names=names, batch_size=settings.llm.keypoints_batch)
-    return result, list(result.failures)
+    return names
 
 
 def write_keypoints(store: Any, results: list[Any]) -> None:
@@ -42,11 +94,18 @@ def write_keypoints(store: Any, results: list[Any]) -> None:
 
 def split_keypoints(result: Any, docs: list[DocumentWrite]) -> list[tuple[Any, list[tuple[str, str]]]]:
     """One KeypointResult of several documents as (result, failed calls) per document."""
+    return split_by_document(result, [[s.id for s in [*doc.chunks, *doc.parsed.images]] for doc in docs],
+                             [{m.entity_id for ms in doc.mentions for m in ms} for doc in docs])
+
+
+def split_by_document(result: Any, sources: list[list[str]], entities: list[set[str]]
+                      ) -> list[tuple[Any, list[tuple[str, str]]]]:
+    """split_keypoints by the source ids of each document; a keypoint keeps
+    only the MENTIONS of entities its own document has."""
     from kg.enrich.keypoints import KeypointResult
 
-    doc_of = {source.id: n for n, doc in enumerate(docs) for source in [*doc.chunks, *doc.parsed.images]}
-    entities = [{m.entity_id for ms in doc.mentions for m in ms} for doc in docs]
-    parts = [KeypointResult() for _ in docs]
+    doc_of = {source: n for n, ids in enumerate(sources) for source in ids}
+    parts = [KeypointResult() for _ in sources]
     keypoint_doc = {}
     for row in result.keypoints:
         keypoint_doc[row["id"]] = doc_of[row["source_id"]]

