@@ -274,8 +274,11 @@ class Ingestor:
                 _ = self.embedder.model
             if extractor:
                 _ = self.extractor
-            import igraph  # noqa: F401  (topics, at the end of the run: 0.7 s to import)
+            # Libraries this process needs later, imported while it waits anyway: igraph
+            # and leidenalg for topics (0.7 s), pymupdf for PDF metadata at the first write (0.5 s).
+            import igraph  # noqa: F401
             import leidenalg  # noqa: F401
+            import pymupdf  # noqa: F401
 
         self._warm = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-warm").submit(load)
 

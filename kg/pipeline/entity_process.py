@@ -29,7 +29,7 @@ def _load(model: str, batch_size: int, parent_pid: int) -> None:
     if not model.endswith("_trf"):
         sys.modules.setdefault("torch", None)  # type: ignore[arg-type]
     from kg.enrich.entities import EntityExtractor
-    from kg.ingest.pdf.workers import die_with_parent
+    from kg.processes import die_with_parent
 
     die_with_parent(parent_pid)
     _extractor = EntityExtractor(model, batch_size)

@@ -30,10 +30,14 @@ class DocReport:
     warnings: list[str] = field(default_factory=list)
 
 
+# The extensions kg.ingest reads (its READERS; tests/kg/pipeline/test_pipeline.py keeps
+# the two equal). Not imported from there: that loads pymupdf (0.5 s) in the ingesting
+# process before its models start loading, and the files are parsed elsewhere.
+SUPPORTED_EXTENSIONS = (".pdf", ".md", ".markdown", ".txt", ".text")
+
+
 def collect_files(paths: list[Path], glob: str) -> tuple[list[Path], list[DocReport]]:
     """Files to ingest, plus reports for inputs that cannot be (missing, unsupported)."""
-    from kg.ingest import SUPPORTED_EXTENSIONS
-
     files: list[Path] = []
     problems: list[DocReport] = []
     for path in paths:

@@ -49,7 +49,7 @@ class Prefetcher:
             else:
                 import os
 
-                from kg.ingest.pdf.workers import die_with_parent
+                from kg.processes import die_with_parent
 
                 self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                                                 initializer=die_with_parent, initargs=(os.getpid(),))

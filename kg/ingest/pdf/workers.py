@@ -15,7 +15,6 @@ import multiprocessing
 import multiprocessing.util
 import os
 import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -23,10 +22,10 @@ from pathlib import Path
 import pymupdf
 
 from kg.ingest.pdf.types import RawPage
+from kg.processes import die_with_parent
 
 MIN_PAGES_PER_WORKER = 2  # fewer pages than this per worker: not worth the hand-over
 BATCHES_PER_WORKER = 2  # smaller batches even out pages of unequal cost
-WATCHDOG_SECONDS = 0.5
 
 _pool: ProcessPoolExecutor | None = None
 _pool_size = 0
@@ -35,17 +34,6 @@ _lock = threading.Lock()
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """Worker initializer: exit as soon as the parent process is gone."""
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent_pid:
-                os._exit(1)
-            time.sleep(WATCHDOG_SECONDS)
-
-    threading.Thread(target=watch, name="hopgraph-parent-watchdog", daemon=True).start()
 
 
 def page_pool(workers: int) -> ProcessPoolExecutor:

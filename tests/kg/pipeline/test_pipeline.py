@@ -46,6 +46,15 @@ def doc_id(store, name: str) -> str:
     return found[0]
 
 
+def test_the_files_collected_are_those_the_readers_read():
+    """kg.pipeline.files keeps its own list of extensions (importing kg.ingest
+    loads pymupdf): a reader added without it would have its files refused."""
+    from kg.ingest import SUPPORTED_EXTENSIONS as readers
+    from kg.pipeline.files import SUPPORTED_EXTENSIONS as collected
+
+    assert set(collected) == set(readers)
+
+
 def test_all_pdfs_ingested(pdf_graph):
     _, store, summary = pdf_graph
     assert summary["ingested"] == 6 and summary["failed"] == 0
