@@ -10,6 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 PDF_DIR = CORPUS / "pdf"
+WIKI = CORPUS / "text" / "wiki_hotpotqa_train100"
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not found at {CORPUS}")
 
@@ -26,3 +27,14 @@ def make_settings(data_dir: Path, cache_dir: Path | None = None, **sections):
         for key, value in values.items():
             setattr(getattr(settings, section), key, value)
     return settings
+
+
+def wiki_folder(tmp_path: Path, n: int) -> Path:
+    """A folder holding copies of the first n HotpotQA paragraph files (by name)."""
+    import shutil
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for page in sorted(WIKI.glob("*.txt"))[:n]:
+        shutil.copy(page, folder / page.name)
+    return folder

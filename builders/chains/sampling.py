@@ -91,7 +91,7 @@ def draw_candidates(view: CorpusView, walker: Walker, types: list[str], want: di
             elif failures[gtype] >= MAX_EMPTY_SAMPLES:
                 active.remove(gtype)
                 dry.add(gtype)
-                active = _hand_on(want, got, gtype, [t for t in types if t in active or t in got and t not in dry])
+                active = _hand_on(want, got, gtype, [t for t in types if want.get(t, 0) > 0 and t not in dry])
 
 
 def usable(view: CorpusView, walker: Walker, cand: Candidate | None, skip: set[str], quotas: Quotas) -> bool:

@@ -5,14 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-# Where the next files are parsed. kg.ingest reads the pages of a PDF in its own
-# worker processes ([ingest] parse_workers), but the rest of a read (pass 2:
-# figures, headings, reading order; and all of a short file) is Python that,
-# on a thread here, held this process's GIL against the model load and the
-# chunking: a spawned process (which reuses its own page pool) ended the six
-# PDFs' ingest about 1.3 s sooner. "thread" is kept for comparison.
-MODE = "process"
-
 
 def timed_read(path: Path, assets_dir: Path, **options: int):
     """read_document (options: min_image_px, parse_workers) and the seconds it took: the "parse" stage."""
@@ -24,35 +16,35 @@ def timed_read(path: Path, assets_dir: Path, **options: int):
 
 
 class Prefetcher:
-    """Parses the next file beside the current one's embedding: parsing
+    """Parses the next files beside the current one's embedding: parsing
     (pymupdf, its table layout model) and embedding (torch) then share the
-    machine instead of taking turns. A spawned process, not a fork: forking
-    after torch has started its threads can hang. `get` gives a Future of
-    (ParsedDocument, seconds).
+    machine instead of taking turns. `get` gives a Future of (ParsedDocument,
+    seconds).
+
+    A process, not a thread: the Python part of a read (pass 2 of the PDF
+    reader: figures, headings, reading order; all of a short file) held this
+    process's GIL against the model load and the chunking, and a process
+    ended the six PDFs' ingest about 1.3 s sooner. Spawned, not forked:
+    forking after torch has started its threads can hang.
     """
 
-    def __init__(self, assets_dir: Path, enabled: bool, mode: str | None = None, **options: int):
+    def __init__(self, assets_dir: Path, enabled: bool, **options: int):
         self.assets_dir = assets_dir
         self.options = options
         self.enabled = enabled
-        self.mode = mode or MODE
         self.pool = None
         self.futures: dict[Path, object] = {}
 
     def __enter__(self) -> "Prefetcher":
         if self.enabled:
             import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+            import os
+            from concurrent.futures import ProcessPoolExecutor
 
-            if self.mode == "thread":
-                self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopgraph-parse")
-            else:
-                import os
+            from kg.processes import die_with_parent
 
-                from kg.processes import die_with_parent
-
-                self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=die_with_parent, initargs=(os.getpid(),))
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=die_with_parent, initargs=(os.getpid(),))
         return self
 
     @property

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from testing_support import CORPUS, make_settings, needs_corpus
+from testing_support import CORPUS, WIKI, make_settings, needs_corpus, wiki_folder
 from kg.pipeline import Ingestor, run_ingest
 from kg.pipeline.groups import plan_groups
 from kg.pipeline.writes import entity_rows_in_order
 from kg.store.falkor import FalkorStore
 
-WIKI = CORPUS / "text" / "wiki_hotpotqa_train100"
 
 
 class Quiet:
@@ -67,11 +66,7 @@ def grouped_calls(monkeypatch) -> list[int]:
 
 @needs_corpus
 def test_a_bad_file_in_a_group_fails_alone_and_the_others_go_in(tmp_path, shared_embedding_cache, grouped_calls):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    good = sorted(WIKI.glob("*.txt"))[:6]
-    for page in good:
-        shutil.copy(page, folder / page.name)
+    folder = wiki_folder(tmp_path, 6)
     (folder / "empty.txt").write_bytes(b"")
     (folder / "latin1.txt").write_bytes("caf\xe9 cr\xe8me br\xfbl\xe9e".encode("latin-1"))
     (folder / "blank.md").write_text("\n\n   \n")
@@ -103,10 +98,7 @@ def _graph(store: FalkorStore) -> dict:
 
 @needs_corpus
 def test_grouped_and_one_by_one_ingest_give_the_same_graph(tmp_path, grouped_calls):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for page in sorted(WIKI.glob("*.txt"))[:40]:
-        shutil.copy(page, folder / page.name)
+    folder = wiki_folder(tmp_path, 40)
     # a markdown file with headings: chunk vectors pool heading sentences too
     shutil.copy(CORPUS / "text" / "docling_docs" / "concepts_chunking.md", folder / "docs_page.md")
     graphs = {}
@@ -133,10 +125,7 @@ def test_llm_keypoints_of_a_group_share_requests_and_mention_only_their_own_docu
     from tests.fake_llm import FakeLLM
     from tests.llm_server import ScriptedLLMServer
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for page in sorted(WIKI.glob("*.txt"))[:12]:
-        shutil.copy(page, folder / page.name)
+    folder = wiki_folder(tmp_path, 12)
     calls, graphs = {}, {}
     with ScriptedLLMServer(responder=FakeLLM()) as server:
         for name, group_docs in (("grouped", 64), ("one_by_one", 1)):

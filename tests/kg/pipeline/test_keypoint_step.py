@@ -4,13 +4,10 @@ asking after the entities gives, for the same calls."""
 
 from __future__ import annotations
 
-import shutil
-
-from testing_support import CORPUS, make_settings, needs_corpus
+from testing_support import make_settings, needs_corpus, wiki_folder
 from kg.pipeline import Ingestor, run_ingest
 from kg.store.falkor import FalkorStore
 
-WIKI = CORPUS / "text" / "wiki_hotpotqa_train100"
 
 
 class Quiet:
@@ -58,10 +55,7 @@ def test_keypoints_asked_before_the_entities_give_the_same_graph_for_the_same_ca
     from tests.fake_llm import FakeLLM, body_key, task_of
     from tests.llm_server import ScriptedLLMServer
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for page in sorted(WIKI.glob("*.txt"))[:8]:
-        shutil.copy(page, folder / page.name)
+    folder = wiki_folder(tmp_path, 8)
     import kg.pipeline.document as document
 
     finished_early = []
