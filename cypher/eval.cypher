@@ -42,3 +42,8 @@ RETURN k.id AS keypoint, n.id AS source, k.text AS text
 // name: eval_chunk_topics
 MATCH (c:Chunk)-[:IN_TOPIC]->(t:Topic)
 RETURN c.id AS chunk, t.id AS topic
+
+// name: eval_entity_names
+MATCH (e:Entity)
+WHERE e.aliases IS NOT NULL AND size(e.aliases) > 0
+RETURN e.id AS id, e.name AS name, e.aliases AS aliases

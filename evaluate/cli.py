@@ -268,3 +268,6 @@ def agent(
                   f"{values.get('rollout_deviation', 0):.2f}  F1 {values.get('f1', 0):.3f}  "
                   f"dF1 {values.get('delta_f1', 0):+.3f}  golden F1 {values.get('golden_f1', 0):.3f}", highlight=False)
     err.print(f"LLM calls this run: {client.accounting.calls}; wrote {out_dir / 'metrics.json'}", highlight=False)
+
+
+from evaluate import system_cli  # noqa: E402,F401  (registers `eval system` on this app)

@@ -43,6 +43,7 @@ class EvidenceCorpus:
     keypoint_source: dict[str, str] = field(default_factory=dict)
     unit_keypoints: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     chunk_topic: dict[str, str] = field(default_factory=dict)
+    entity_names: dict[str, list[str]] = field(default_factory=dict)  # normalised name or alias -> all names
 
     def __post_init__(self) -> None:
         self.position = {unit: i for i, unit in enumerate(self.ids)}
@@ -81,7 +82,22 @@ def load_corpus(store: Any) -> EvidenceCorpus:
         corpus.keypoint_source[row["keypoint"]] = row["source"]
         corpus.unit_keypoints[row["source"]].append(row["text"] or "")
     corpus.chunk_topic = {r["chunk"]: r["topic"] for r in store.run("eval_chunk_topics")}
+    corpus.entity_names = _entity_names(store)
     return corpus
+
+
+def _entity_names(store: Any) -> dict[str, list[str]]:
+    """Every name and alias of an entity, under each of its normalised forms (alias-aware answer match)."""
+    from evaluate.textmatch import normalise
+
+    names: dict[str, list[str]] = {}
+    for row in store.run("eval_entity_names"):
+        forms = [f for f in [row["name"], *(row["aliases"] or [])] if f]
+        if len(forms) < 2:
+            continue
+        for form in forms:
+            names.setdefault(normalise(form), []).extend(f for f in forms if f not in names.get(normalise(form), []))
+    return names
 
 
 def _expansion_edges(store: Any) -> list[tuple[str, str, float]]:

@@ -50,6 +50,7 @@ class EvalRecord(BaseModel):
     id: str
     question: str
     answer: str = ""
+    aliases: list[str] = Field(default_factory=list)  # other accepted forms of the answer (answer_aliases)
     graph_type: str = "unknown"
     hops: list[EvalHop]
 
@@ -83,6 +84,11 @@ def _evidence_refs(hop: dict[str, Any]) -> list[EvidenceRef]:
     return refs
 
 
+def _keypoint_text(item: Any) -> str:
+    """A hop keypoint: our export writes {"id", "text"}; other datasets a plain string."""
+    return str(item.get("text") or "") if isinstance(item, dict) else str(item or "")
+
+
 def parse_record(data: dict[str, Any]) -> EvalRecord:
     """One JSON object (ours or MC-Search-shaped) -> EvalRecord; raises ValueError if unusable."""
     chain = data.get("subqa_chain")
@@ -98,11 +104,13 @@ def parse_record(data: dict[str, Any]) -> EvalRecord:
             answer=str(hop.get("answer") or ""),
             modality=str(hop.get("modality") or "text"),
             evidence=_evidence_refs(hop),
-            keypoints=[str(k) for k in hop.get("keypoints") or []],
+            keypoints=[_keypoint_text(k) for k in hop.get("keypoints") or [] if _keypoint_text(k)],
         ))
     if "question" not in data or "id" not in data:
         raise ValueError("missing id or question")
+    aliases = data.get("answer_aliases") or data.get("aliases") or []
     return EvalRecord(id=str(data["id"]), question=str(data["question"]), answer=str(data.get("answer") or ""),
+                      aliases=[str(a) for a in aliases if a] if isinstance(aliases, list) else [],
                       graph_type=str(data.get("graph_type") or data.get("type") or "unknown"), hops=hops)
 
 

@@ -100,6 +100,48 @@ def _flat_section(title: str, section: dict[str, Any], key: str) -> str:
     return f"## {title}\n\n" + table(rows, columns) if rows else ""
 
 
+SYSTEM_COLUMNS = ["n", "em", "f1", "correctness", "faithfulness", "answer_relevancy", "context_recall",
+                  "context_recall_any_answering", "retrieval_f1", "hit_per_step", "rollout_deviation",
+                  "keypoint_coverage"]
+
+
+def _system_parts(section: dict[str, Any], out_dir: Path) -> list[str]:
+    """`eval system`: overall, by chain type / hops / modality, CHARGE, notes, and a plot by chain type."""
+    parts = [f"## Your system (`{section.get('source')}`)\n\n{section.get('answered')} of {section.get('records')} "
+             f"questions answered; judge `{section.get('judge') or 'none'}`, LLM calls this run "
+             f"{section.get('llm_calls')}, questions sent to the system this run "
+             f"{section.get('system_queries_this_run')}.",
+             table([{"": "all", **section["overall"]}], [""] + SYSTEM_COLUMNS)]
+    for group in ("graph_type", "hops", "modality"):
+        rows = [{group: value, **means} for value, means in section.get(f"by_{group}", {}).items()]
+        if rows:
+            parts.append(f"### By {group}\n\n" + table(rows, [group] + SYSTEM_COLUMNS))
+    if section.get("charge", {}).get("n"):
+        parts.append("CHARGE keypoints (Eq. 3-4) over questions with keypoints:\n\n" + table(
+            [section["charge"]], ["n", "keypoint_correctness", "keypoint_coverage"]))
+    parts += [f"- {note}" for note in section.get("notes", [])]
+    by_type = section.get("by_graph_type", {})
+    if by_type:
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        import matplotlib.pyplot as plt
+
+        metrics = [m for m in ("em", "correctness", "faithfulness", "context_recall")
+                   if any(m in v for v in by_type.values())]
+        fig, axis = plt.subplots(figsize=(10, 4))
+        width = 0.8 / max(1, len(metrics))
+        for i, metric in enumerate(metrics):
+            axis.bar([j + i * width for j in range(len(by_type))], [v.get(metric, 0) for v in by_type.values()],
+                     width, label=metric)
+        axis.set_xticks([j + 0.4 - width / 2 for j in range(len(by_type))], list(by_type), rotation=15, fontsize=8)
+        axis.set(ylabel="mean per question", ylim=(0, 1.05))
+        axis.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out_dir / "system_by_graph_type.png", dpi=110)
+        plt.close(fig)
+        parts.append("![system_by_graph_type.png](system_by_graph_type.png)")
+    return parts
+
+
 def write_report(everything: dict[str, Any], out_dir: Path) -> Path:
     """Write report.md (and its PNGs) for every section of metrics.json."""
     out_dir = Path(out_dir)
@@ -120,6 +162,8 @@ def write_report(everything: dict[str, Any], out_dir: Path) -> Path:
                 parts.append("MIRAGE adaptability (shares of questions, by exact match):\n\n" + table(
                     [{"share": k, "value": v} for k, v in section["adaptability"].items()], ["share", "value"]))
             parts += [f"- {note}" for note in section.get("notes", [])]
+    if everything.get("system"):
+        parts += _system_parts(everything["system"], out_dir)
     if everything.get("dataset"):
         data = everything["dataset"]
         parts.append("## The dataset itself (MiRAGE)\n\n" + table(

@@ -48,3 +48,18 @@ def image_data_url(path: Path) -> str:
     from kg.enrich.describe import image_data_url as encode
 
     return encode(path)
+
+
+JUDGE_ROLE = "verifier"  # judge requests go out under the verifier role, on the judge's model
+
+
+def judge_model(settings: Any) -> str:
+    """The judge: llm.judge_model, else the verifier model; never the reader being judged."""
+    return settings.llm.judge_model or settings.llm.verifier_model
+
+
+def make_judge_client(settings: Any, what: str, **overrides: Any):
+    """A client whose verifier role is the judge model (same endpoint, same cache)."""
+    judged = settings.model_copy(deep=True)
+    judged.llm.verifier_model = judge_model(settings)
+    return make_llm_client(judged, what, **overrides)

@@ -28,7 +28,7 @@ CHAIN_TYPES = (
     "parallel_visual_textual_fork",
     "multi_image_fork",
 )
-EXPORT_FORMATS = ("jsonl", "parquet", "hf")
+EXPORT_FORMATS = ("jsonl", "parquet", "hf", "ragas", "deepeval")
 
 
 class Section(BaseModel):
@@ -110,7 +110,8 @@ class LLMConfig(Section):
     generator_model: str = "gpt-4o-mini"
     verifier_model: str = "gpt-4o-mini"
     vision_model: str | None = None  # no vision model: descriptions come from captions
-    reader_model: str | None = None  # `hopgraph eval` reader and judge; falls back to generator_model
+    reader_model: str | None = None  # `hopgraph eval` reader (the model being judged); falls back to generator_model
+    judge_model: str | None = None  # `hopgraph eval` judge; falls back to verifier_model, never the reader
     concurrency: int = Field(8, ge=1)
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(6, ge=0)
@@ -163,7 +164,7 @@ class DedupConfig(Section):
 
 
 class ExportConfig(Section):
-    formats: list[Literal["jsonl", "parquet", "hf"]] = Field(default_factory=lambda: ["jsonl"])
+    formats: list[Literal["jsonl", "parquet", "hf", "ragas", "deepeval"]] = Field(default_factory=lambda: ["jsonl"])
     include_duplicates: bool = False
     include_rejected: bool = False
 
@@ -327,7 +328,8 @@ seed = 42
 generator_model = "gpt-4o-mini"
 verifier_model = "gpt-4o-mini"
 # vision_model = "gpt-4o-mini"             # unset: image descriptions come from captions
-# reader_model = "gpt-4o-mini"             # hopgraph eval reader and judge; unset: generator_model
+# reader_model = "gpt-4o-mini"             # hopgraph eval reader (judged); unset: generator_model
+# judge_model = "gpt-4o"                   # hopgraph eval judge; unset: verifier_model
 concurrency = 8
 timeout = 60.0
 max_retries = 6
@@ -366,7 +368,7 @@ k = 10
 seed = 42
 
 [export]
-formats = ["jsonl"]           # any of "jsonl", "parquet", "hf"
+formats = ["jsonl"]           # any of "jsonl", "parquet", "hf", "ragas", "deepeval"
 include_duplicates = false
 include_rejected = false
 """

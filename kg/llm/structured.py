@@ -96,8 +96,18 @@ class ReaderAnswer(TaskModel):
 
 
 class AnswerJudgement(TaskModel):
+    rationale: str = ""
     correctness: float = Field(ge=0, le=1, description="How correct the predicted answer is against the reference.")
     keypoints_matched: list[bool] = Field(default_factory=list, description="Per gold keypoint: stated by the answer?")
+
+
+class GroundingJudgement(TaskModel):
+    """eval_judge_grounding: faithfulness = supported claims / claims; relevancy as judged."""
+
+    claims: list[str] = Field(default_factory=list)
+    supported: list[bool] = Field(default_factory=list)
+    rationale: str = ""
+    relevancy: float = Field(ge=0, le=1)
 
 
 class Decomposition(TaskModel):
@@ -142,6 +152,7 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "merge_duplicates": MergedQuestion,
     "eval_read": ReaderAnswer,
     "eval_judge_answer": AnswerJudgement,
+    "eval_judge_grounding": GroundingJudgement,
     "eval_decompose": Decomposition,
     "eval_judge_chain": ChainJudgement,
     "eval_judge_record": RecordJudgement,
