@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 TSTAMP  := $(VENV)/.installed-test
 
-.PHONY: demo test test-llm install install-test lint-cypher bench clean
+.PHONY: demo test test-llm install install-test lint-cypher bench clean interop-venvs test-interop
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -51,6 +51,22 @@ $(LLM_STAMP):
 test-llm: install-test $(LLM_STAMP)
 	HOPGRAPH_LLM_SERVER_PYTHON=$(abspath $(LLM_VENV))/bin/python $(BIN)/python -m pytest -q tests/real_llm
 
+# The export-interop tier: RAGAS (the ../shared/ragas_bench recipe, via bench/vs_ragas.py)
+# and DeepEval in venvs of their own; tests/builders/export/test_interop.py loads the
+# ragas / deepeval exports with them (skipped when a venv is absent).
+DEEPEVAL_VENV := .venv-deepeval
+
+$(DEEPEVAL_VENV)/.installed:
+	$(PY) -m venv $(DEEPEVAL_VENV)
+	$(DEEPEVAL_VENV)/bin/pip install -q 'deepeval>=3,<4'
+	touch $@
+
+interop-venvs: install-test $(DEEPEVAL_VENV)/.installed
+	$(BIN)/python bench/vs_ragas.py --setup-only
+
+test-interop: interop-venvs
+	$(BIN)/python -m pytest -q tests/builders/export/test_interop.py
+
 # Figures for the README; each script prints its own. Minutes, not seconds.
 bench: install-test
 	$(BIN)/python bench/store.py
@@ -69,4 +85,4 @@ bench: install-test
 	$(BIN)/python bench/vs_ragas.py
 
 clean:
-	rm -rf $(VENV) $(LLM_VENV) node_modules .hopgraph .hopgraph-demo out
+	rm -rf $(VENV) $(LLM_VENV) $(DEEPEVAL_VENV) .venv-ragas node_modules .hopgraph .hopgraph-demo out

@@ -29,3 +29,13 @@ UNWIND $ids AS cid
 MATCH (c:Chunk {id: cid})-[:IN_TOPIC]->(t:Topic)
 RETURN c.id AS chunk_id, t.id AS topic_id
 ORDER BY chunk_id, topic_id
+
+// name: export_unit_keypoints
+// The keypoints (HAS_KEYPOINT) of hop evidence units, for the CHARGE keypoints a hop carries.
+UNWIND $ids AS uid
+MATCH (n:Chunk {id: uid})-[:HAS_KEYPOINT]->(k:Keypoint)
+RETURN uid AS unit_id, k.id AS id, k.text AS text, k.modality AS modality
+UNION
+UNWIND $ids AS uid
+MATCH (n:Image {id: uid})-[:HAS_KEYPOINT]->(k:Keypoint)
+RETURN uid AS unit_id, k.id AS id, k.text AS text, k.modality AS modality

@@ -4,6 +4,8 @@
       dataset.jsonl        one record per chain (always), sorted by generation order
       dataset.parquet      on request: scalars native, nested fields as JSON strings
       hf/                  on request: datasets.Dataset.save_to_disk (nested fields native)
+      ragas.jsonl          on request: RAGAS evaluation samples (builders.export.interop)
+      deepeval_goldens.json  on request: DeepEval goldens (builders.export.interop)
       record.schema.json   JSON Schema of a record (builders.export.records)
       stats.json           counts of the exported records (+ builders.stats when it has any)
       README.md            dataset card, with plots/hops_by_graph_type.png and plots/modality_share.png
@@ -22,6 +24,7 @@ from typing import Any
 
 from builders.export.card import dataset_card
 from builders.export.collect import build_records
+from builders.export.interop import write_interop
 from builders.export.names import CARD_NAME, HF_DIR, JSONL_NAME, PARQUET_NAME, PLOTS_DIR, SCHEMA_NAME, STATS_NAME
 from builders.export.plots import write_plots
 from builders.export.records import record_json_schema
@@ -61,6 +64,7 @@ def run_export(settings: Any, store: Any, out_dir: Path) -> dict[str, Any]:
         files.append(write_parquet(records, out_dir / PARQUET_NAME))
     if "hf" in formats:
         files.append(write_hf(records, out_dir / HF_DIR))
+    files += write_interop(records, out_dir, formats, atomic_write_bytes)
 
     own = summarize(records)
     stats = {"export": own}

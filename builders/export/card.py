@@ -148,6 +148,12 @@ def _files(formats: list[str]) -> list[str]:
            "are JSON strings (`json.loads` gives back the JSONL value)"] if "parquet" in formats else []),
         *([f"- `{HF_DIR}/`: a `datasets.Dataset` saved with `save_to_disk` (nested fields native)"]
           if "hf" in formats else []),
+        *(["- `ragas.jsonl`: RAGAS evaluation samples (user_input, reference, reference_contexts), one per record "
+           "in the same order: `ragas.EvaluationDataset.from_jsonl(\"ragas.jsonl\")`"] if "ragas" in formats else []),
+        *(["- `deepeval_goldens.json`: DeepEval goldens (input, expected_output, context): "
+           "`EvaluationDataset().add_goldens_from_json_file(\"deepeval_goldens.json\", "
+           "input_key_name=\"input\", expected_output_key_name=\"expected_output\", context_key_name=\"context\")`"]
+          if "deepeval" in formats else []),
         f"- `{SCHEMA_NAME}`: JSON Schema of a record",
         f"- `{STATS_NAME}`: the counts on this page, machine-readable",
         f"- `{IMAGES_DIR}/`: every image a hop uses; `evidence.image_path` is relative to this folder",

@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from builders.export.keypoints import hop_keypoints, unit_keypoints
 from builders.export.names import IMAGES_DIR
 from builders.export.records import DatasetRecord
 from builders.export.summary import VERIFY_FLAGS
@@ -62,11 +63,16 @@ def build_records(store: Any, settings: Any, out_dir: Path,
         drafts.append((chain, hops))
 
     topics_of = _chunk_topics(store, drafts)
+    keypoints_of = unit_keypoints(store, [h["evidence"].get("chunk_id") or h["evidence"].get("image_id")
+                                          for _, hops in drafts for h in hops
+                                          if h["evidence"].get("kind") in ("chunk", "image")])
 
     records = []
     for chain, hops in drafts:
         record = _record(chain, hops, merged.get(chain["id"], set()), kept_of.get(chain["id"]),
                          topics_of, warnings)
+        for hop in record["subqa_chain"]:
+            hop["keypoints"] = hop_keypoints(hop["evidence"], hop["answer"], keypoints_of)
         records.append(DatasetRecord.model_validate(record).model_dump(mode="json"))
     return records, skipped
 

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
-SCHEMA_ID = "https://hopgraph.dev/schema/record-1.0.json"
+SCHEMA_VERSION = "1.1"  # 1.1: hops carry their keypoints
+SCHEMA_ID = "https://hopgraph.dev/schema/record-1.1.json"
 
 
 class _Strict(BaseModel):
@@ -55,6 +55,13 @@ class TableCell(_Strict):
     unit: str | None = Field(None, description="A currency symbol that stood in a column of its own.")
 
 
+class HopKeypoint(_Strict):
+    """A CHARGE keypoint of the hop's evidence that states its answer (builders.export.keypoints)."""
+
+    id: str
+    text: str
+
+
 class SubQA(_Strict):
     index: int = Field(..., description="Hop index inside the chain; `structure` refers to it.")
     subquestion: str
@@ -67,6 +74,8 @@ class SubQA(_Strict):
     necessity_method: str | None = None
     evidence: Evidence
     table_cell: TableCell | None = Field(None, description="For a hop answered by one table cell: that cell.")
+    keypoints: list[HopKeypoint] = Field(default_factory=list, description="Keypoints of the evidence that state "
+                                         "the hop's answer (CHARGE Correctness/Coverage are scored on them).")
 
 
 class Verification(_Strict):

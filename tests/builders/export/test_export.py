@@ -76,11 +76,16 @@ def plant_graph(store, image_path: Path) -> None:
     store.write("upsert_images", images)
     store.write("upsert_entities", entities)
     store.write("upsert_keypoints", [{"id": "kp1", "text": "The Sorbonne awarded Marie Curie a doctorate.",
-                                      "modality": "text", "source_id": "c3"}])
+                                      "modality": "text", "source_id": "c3"},
+                                     {"id": "kp2", "text": "Marie Curie discovered radium.", "modality": "text",
+                                      "source_id": "c1"},
+                                     {"id": "kp3", "text": "Radium was discovered in 1898.", "modality": "text",
+                                      "source_id": "c1"}])
     store.write("upsert_topics", [{"id": "t1", "level": 0, "keywords": ["radium"], "size": 2}])
     store.write("chunk_part_of", [{"s": c["id"], "d": c["doc_id"]} for c in chunks], key=None)
     store.write("image_part_of", [{"s": "img1", "d": "doc1"}], key=None)
-    store.write("chunk_has_keypoint", [{"s": "c3", "d": "kp1"}], key=None)
+    store.write("chunk_has_keypoint", [{"s": "c3", "d": "kp1"}, {"s": "c1", "d": "kp2"}, {"s": "c1", "d": "kp3"}],
+                key=None)
     store.write("chunk_in_topic", [{"s": "c1", "d": "t1"}, {"s": "c2", "d": "t1"}], key=None)
 
     hops = {
@@ -198,6 +203,10 @@ def test_export_all_formats(planted, tmp_path):
     assert h2["evidence"]["kind"] == "keypoint" and h2["evidence"]["keypoint_id"] == "kp1"
     assert h2["evidence"]["chunk_id"] == "c3" and h2["evidence"]["doc_id"] == "doc2"
     assert h2["evidence"]["page"] == 3 and "Sorbonne" in h2["evidence"]["text"]
+    # CHARGE keypoints: a keypoint hop carries its keypoint; a chunk hop the keypoints stating its answer
+    assert h2["keypoints"] == [{"id": "kp1", "text": "The Sorbonne awarded Marie Curie a doctorate."}]
+    assert h0["keypoints"] == [{"id": "kp2", "text": "Marie Curie discovered radium."}]
+    assert h1["keypoints"] == []  # c2 has no keypoints
 
     ih0 = img["subqa_chain"][0]
     assert ih0["modality"] == "image" and ih0["evidence"]["image_id"] == "img1"
