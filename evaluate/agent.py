@@ -4,11 +4,10 @@ The loop: the reader decomposes the question into sub-questions (one call),
 a retriever fetches the top k units for each, and the reader answers the
 question from all retrieved units (one call). Scores per record:
 
-  hit_per_step       gold steps hit / gold steps. Predicted and gold steps are
-                     matched one-to-one by maximum-weight bipartite matching
-                     (scipy linear_sum_assignment) on the share of a gold
-                     step's evidence that a predicted step retrieved; a gold
-                     step is a hit when its matched step retrieved its evidence.
+  hit_per_step       MC-Search HPS with exact evidence identity: a gold step is hit
+                     when its matched predicted step (one-to-one, maximum-weight
+                     bipartite matching) retrieved all of its evidence
+  hit_per_step_partial  hopgraph's variant: any part of the evidence (evaluate.paper_metrics)
   rollout_deviation  | predicted steps - gold steps |
   f1, em             the final answer against the gold answer
   delta_f1           f1 minus the reader's f1 with no context (MIRAGE's base)
@@ -24,28 +23,16 @@ from typing import Any
 import numpy as np
 
 from evaluate.corpus import EvidenceCorpus
+from evaluate.paper_metrics import hit_per_step, hit_per_step_partial, rollout_deviation
 from evaluate.records import EvalRecord
 from evaluate.retrievers import Query
-from evaluate.services import llm_request
+from evaluate.services import JUDGE_ROLE, llm_request
 from evaluate.textmatch import exact_match, numbered, token_f1
 from kg.errors import LLMUnavailable
 
 MAX_STEPS = 6  # a plan longer than this is cut: the loop is plain, not open-ended
 PASSAGE_CHARS = 1500
 JUDGE_KEYS = ("accuracy", "coherence", "entity_coverage", "step_alignment")
-
-
-def hit_per_step(retrieved: list[list[str]], gold: list[list[str]]) -> float:
-    """Share of gold steps whose matched predicted step retrieved (part of) their evidence."""
-    from scipy.optimize import linear_sum_assignment
-
-    if not gold:
-        return 0.0
-    if not retrieved:
-        return 0.0
-    weights = np.array([[len(set(r) & set(g)) / len(g) if g else 0.0 for g in gold] for r in retrieved])
-    rows, cols = linear_sum_assignment(weights, maximize=True)
-    return float(sum(weights[r, c] > 0 for r, c in zip(rows, cols)) / len(gold))
 
 
 def _passages(ids: list[str], corpus: EvidenceCorpus) -> list[str]:
@@ -75,7 +62,7 @@ def _judge(client: Any, settings: Any, rows: list[dict], records: dict[str, Eval
         gold_chain = "\n".join(f"{i}. {h.subquestion or '(evidence only)'} -> {h.answer or '?'}"
                                for i, h in enumerate(record.hops, 1))
         predicted = "\n".join(f"{i}. {s}" for i, s in enumerate(row["steps"], 1))
-        requests.append(llm_request("eval_judge_chain", "reader", "eval_agent_judge", settings, question=record.question,
+        requests.append(llm_request("eval_judge_chain", JUDGE_ROLE, "eval_agent_judge", settings, question=record.question,
                                     gold_answer=record.answer, gold_chain=gold_chain, predicted_chain=predicted,
                                     predicted_answer=row["answer"]))
     for row, result in zip(rows, client.run_many(requests)):
@@ -107,7 +94,8 @@ def run_agent(records: list[EvalRecord], corpus: EvidenceCorpus, retrievers: dic
             row = {"retriever": name, "record_id": record.id, "graph_type": record.graph_type, "steps": plan,
                    "retrieved": per_step, "answer": answer, "gold": record.answer,
                    "hit_per_step": hit_per_step(per_step, [h.gold_ids for h in record.hops]),
-                   "rollout_deviation": abs(len(plan) - len(record.hops)), "f1": f1,
+                   "hit_per_step_partial": hit_per_step_partial(per_step, [h.gold_ids for h in record.hops]),
+                   "rollout_deviation": rollout_deviation(len(plan), len(record.hops)), "f1": f1,
                    "em": exact_match(answer, record.answer)}
             if base_answer is not None:
                 row["delta_f1"] = f1 - token_f1(base_answer, record.answer)
@@ -121,7 +109,7 @@ def run_agent(records: list[EvalRecord], corpus: EvidenceCorpus, retrievers: dic
 
 
 def _means(rows: list[dict[str, Any]], total: int) -> dict[str, Any]:
-    keys = ("hit_per_step", "rollout_deviation", "f1", "em", "delta_f1", "golden_f1") + tuple(
+    keys = ("hit_per_step", "hit_per_step_partial", "rollout_deviation", "f1", "em", "delta_f1", "golden_f1") + tuple(
         f"judge_{k}" for k in JUDGE_KEYS)
     out: dict[str, Any] = {"n": len(rows), "failed": total - len(rows)}
     for key in keys:

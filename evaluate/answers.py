@@ -3,10 +3,13 @@
 Settings (MIRAGE): base, the question alone; oracle, the record's gold
 evidence; mixed, the gold evidence plus noise units from a retriever (the
 top-ranked non-gold units for the question), 5 items in all, in a seeded order.
-Per setting: exact match (MIRAGE's accuracy) and token F1 against the gold
-answer, an LLM judge's answer correctness in [0, 1] (RAGalyst) and, where
-hops carry keypoints, CHARGE's Correctness (all matched, 0/1) and Coverage
-(matched / gold). MIRAGE's adaptability shares come from exact match.
+Per setting: exact match (MIRAGE's accuracy, here against the gold answer and
+its aliases) and token F1, the judge's answer correctness in [0, 1] with a
+rationale (RAGalyst; the judge model, not the reader) and, where hops carry
+keypoints, CHARGE's Correctness (all matched, 0/1) and Coverage (matched /
+gold). MIRAGE's four adaptability rates are reported twice: on alias-aware
+exact match (`adaptability`) and on judged correctness (`adaptability_judged`,
+a reply counts as correct at JUDGED_CORRECT or more).
 Every reader and judge call goes through the LLM cache: a re-run spends 0.
 """
 
@@ -16,15 +19,17 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from evaluate.context_match import answer_forms
 from evaluate.corpus import EvidenceCorpus
 from evaluate.records import EvalRecord
-from evaluate.services import llm_request
+from evaluate.services import JUDGE_ROLE, llm_request
 from evaluate.textmatch import exact_match, numbered, token_f1
 from kg.errors import LLMUnavailable
 
 SETTINGS = ("base", "oracle", "mixed")
 MIXED_SIZE = 5  # MIRAGE: gold plus noise, five passages in all
 PASSAGE_CHARS = 2000  # a passage longer than this is cut (imported documents can be long)
+JUDGED_CORRECT = 0.5  # hopgraph's threshold: MIRAGE's rates need right/wrong, the judge gives a score
 
 
 def contexts(record: EvalRecord, setting: str, noise: list[str]) -> list[str]:
@@ -75,27 +80,34 @@ def evaluate_answers(records: list[EvalRecord], corpus: EvidenceCorpus, settings
         raise LLMUnavailable(f"eval answers: every reader call failed ({reads[0].error}: {reads[0].detail[:120]})")
     answered = [(job, res.value.answer) for job, res in zip(jobs, reads) if res.ok]
     judgements = _run(client, [llm_request(
-        "eval_judge_answer", "reader", "eval_judge", app_settings, question=r.question, reference=r.answer,
+        "eval_judge_answer", JUDGE_ROLE, "eval_judge", app_settings, question=r.question,
+        reference=" / ".join(answer_forms(r, corpus)),
         prediction=answer, keypoints=[k for h in r.hops for k in h.keypoints]) for (r, _, _), answer in answered],
         on_done)
-    rows, correct = [], {}
+    rows: list[dict[str, Any]] = []
+    correct: dict[str, dict[str, bool]] = {}
+    correct_judged: dict[str, dict[str, bool]] = {}
     for ((record, setting, ids), answer), judged in zip(answered, judgements):
         keypoints = [k for h in record.hops for k in h.keypoints]
+        forms = answer_forms(record, corpus) or [record.answer]
         row = {"record_id": record.id, "setting": setting, "graph_type": record.graph_type, "context": ids,
                "question": record.question, "gold": record.answer, "answer": answer,
-               "em": exact_match(answer, record.answer), "f1": round(token_f1(answer, record.answer), 4)}
+               "em": max(exact_match(answer, f) for f in forms),
+               "f1": round(max(token_f1(answer, f) for f in forms), 4)}
         if judged.ok:
-            row["correctness"] = judged.value.correctness
+            row.update(correctness=judged.value.correctness, correctness_rationale=judged.value.rationale)
+            correct_judged.setdefault(record.id, {})[setting] = judged.value.correctness >= JUDGED_CORRECT
             matched = judged.value.keypoints_matched[: len(keypoints)]
             if keypoints:
                 row["keypoint_coverage"] = sum(matched) / len(keypoints)
                 row["keypoint_correctness"] = float(len(matched) == len(keypoints) and all(matched))
         rows.append(row)
         correct.setdefault(record.id, {})[setting] = bool(row["em"])
-    return _summary(rows, settings, len(records), correct), rows
+    return _summary(rows, settings, len(records), correct, correct_judged), rows
 
 
-def _summary(rows: list[dict], settings: list[str], n_records: int, correct: dict) -> dict[str, Any]:
+def _summary(rows: list[dict], settings: list[str], n_records: int, correct: dict,
+             correct_judged: dict) -> dict[str, Any]:
     out: dict[str, Any] = {"settings": {}, "notes": []}
     for setting in settings:
         mine = [r for r in rows if r["setting"] == setting]
@@ -110,6 +122,9 @@ def _summary(rows: list[dict], settings: list[str], n_records: int, correct: dic
     shares = adaptability(correct)
     if shares:
         out["adaptability"] = shares
+        judged_shares = adaptability(correct_judged)
+        if judged_shares:
+            out["adaptability_judged"] = judged_shares
     elif set(settings) != set(SETTINGS):
         out["notes"].append("MIRAGE adaptability shares need all three settings (base, oracle, mixed)")
     return out

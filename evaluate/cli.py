@@ -155,19 +155,19 @@ def answers(
     max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls."),
     out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
 ) -> None:
-    """Reader accuracy (exact match, F1, judged correctness) per setting, and MIRAGE's adaptability shares."""
+    """Reader accuracy (exact match with aliases, F1, judged correctness) per setting, and MIRAGE's four rates."""
     from evaluate.answers import SETTINGS, evaluate_answers
     from evaluate.output import write_section
     from evaluate.report import write_report
     from evaluate.retrieval import question_queries
     from evaluate.retrievers import build_retrievers
-    from evaluate.services import make_embedder, make_llm_client
+    from evaluate.services import judge_model, make_embedder, make_judge_client
 
     chosen = _csv(settings_list)
     if not chosen or any(s not in SETTINGS for s in chosen):
         raise typer.BadParameter(f"--settings takes {', '.join(SETTINGS)}")
     settings, store = _settings_and_store(ctx)
-    client = make_llm_client(settings, "eval answers", max_calls=max_calls)
+    client = make_judge_client(settings, "eval answers", max_calls=max_calls)
     _, corpus, resolution = load_scored(dataset, store)
     records = resolution.scored[:limit] if limit else resolution.scored
     noise: dict[str, list[str]] = {}
@@ -179,7 +179,8 @@ def answers(
     progress, advance = _llm_progress(2 * len(records) * len(chosen), "reader and judge")
     with progress:
         metrics, rows = evaluate_answers(records, corpus, chosen, noise, client, settings, advance)
-    metrics.update({"dataset": str(dataset), "reader": client.model_for("reader"), "noise_retriever": noise_retriever,
+    metrics.update({"dataset": str(dataset), "reader": client.model_for("reader"), "judge": judge_model(settings),
+                    "noise_retriever": noise_retriever,
                     "llm_calls": client.accounting.calls})
     write_report(write_section(out_dir, "answers", metrics, rows), out_dir)
     client.raise_if_exhausted()  # --max-calls reached: say so after saving what was judged
@@ -246,20 +247,21 @@ def agent(
     from evaluate.output import write_section
     from evaluate.report import write_report
     from evaluate.retrievers import BASELINES, build_retrievers
-    from evaluate.services import make_embedder, make_llm_client
+    from evaluate.services import judge_model, make_embedder, make_judge_client
 
     names = _csv(retriever)
     unknown = [n for n in names if n not in BASELINES or n == "oracle"]
     if unknown:
         raise typer.BadParameter(f"--retriever {unknown[0]!r}: choose from bm25, dense, hybrid, graph, random")
     settings, store = _settings_and_store(ctx)
-    client = make_llm_client(settings, "eval agent", max_calls=max_calls)
+    client = make_judge_client(settings, "eval agent", max_calls=max_calls)
     _, corpus, resolution = load_scored(dataset, store)
     records = resolution.scored[:limit] if limit else resolution.scored
     retrievers = build_retrievers(names, corpus, lambda: make_embedder(settings))
     with err.status(f"agent: {len(records)} questions x {len(names)} retrievers"):
         metrics, rows = run_agent(records, corpus, retrievers, k, client, settings)
-    section = {"dataset": str(dataset), "k": k, "reader": client.model_for("reader"), "settings": metrics,
+    section = {"dataset": str(dataset), "k": k, "reader": client.model_for("reader"), "judge": judge_model(settings),
+               "settings": metrics,
                "llm_calls": client.accounting.calls}
     write_report(write_section(out_dir, "agent", section, rows), out_dir)
     client.raise_if_exhausted()

@@ -4,9 +4,12 @@ Names in metrics.json (k from --k):
   hit@k        Recall@k as a hit rate: 1 if any gold item is in the top k (RAGalyst; CHARGE's first kind)
   recall@k     the fraction of the gold items in the top k (CHARGE's second kind)
   all_hops@k   question level only: every hop has an evidence item in the top k
-  mrr@k        reciprocal rank of the first gold item, 0 past k (MIRAGE)
-  precision@k  gold items in the top k / k (MIRAGE)
-  ndcg@k       binary-relevance NDCG (MIRAGE)
+  mrr@k        reciprocal rank of the first gold item, 0 past k (the standard IR measure of the
+               TREC QA track; none of the five papers defines it, MIRAGE does not use it)
+  precision@k  gold items in the top k / k
+  f1@k         retrieval F1: 2 P R / (P + R) of precision@k and recall@k, per query (hopgraph's;
+               evaluate.paper_metrics.f1_of)
+  ndcg@k       binary-relevance NDCG
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 
+from evaluate.paper_metrics import f1_of
 from evaluate.retrievers import Query, Ranking
 
 # Our name -> ranx's metric name.
 RANX_METRICS = {"hit": "hit_rate", "recall": "recall", "mrr": "mrr", "precision": "precision", "ndcg": "ndcg"}
-METRIC_ORDER = ("hit", "recall", "all_hops", "mrr", "precision", "ndcg")
+METRIC_ORDER = ("hit", "recall", "all_hops", "mrr", "precision", "f1", "ndcg")
 _EMPTY = "\x00none"  # ranx needs a non-empty run per query: a placeholder no qrels can match
 
 
@@ -42,6 +46,9 @@ def score_queries(queries: list[Query], rankings: list[Ranking], ks: list[int]) 
         ranx_name, k = name.split("@")
         for key, value in per_query.items():
             out[key][f"{ours[ranx_name]}@{k}"] = float(value)
+    for values in out.values():
+        for k in ks:
+            values[f"f1@{k}"] = f1_of(values.get(f"precision@{k}", 0.0), values.get(f"recall@{k}", 0.0))
     return dict(out)
 
 

@@ -37,7 +37,7 @@ def _retrieval_tables(section: dict[str, Any]) -> list[str]:
     ks = _ks(section)
     parts = []
     for level in ("question", "hop"):
-        columns = ["retriever", "n"] + [f"{m}@{k}" for m in ("hit", "recall", "all_hops", "mrr", "ndcg")
+        columns = ["retriever", "n"] + [f"{m}@{k}" for m in ("hit", "recall", "all_hops", "mrr", "f1", "ndcg")
                                          for k in ks if not (m == "all_hops" and level == "hop")]
         rows = [{"retriever": name, **values[level]} for name, values in section["retrievers"].items()
                 if level in values]
@@ -158,9 +158,10 @@ def write_report(everything: dict[str, Any], out_dir: Path) -> Path:
             section = everything[name]
             parts.append(_flat_section(title, section.get("settings", {}), key))
             parts.append(f"Reader: `{section.get('reader')}`; LLM calls this run: {section.get('llm_calls')}.")
-            if section.get("adaptability"):
-                parts.append("MIRAGE adaptability (shares of questions, by exact match):\n\n" + table(
-                    [{"share": k, "value": v} for k, v in section["adaptability"].items()], ["share", "value"]))
+            for key, basis in (("adaptability", "alias-aware exact match"), ("adaptability_judged", "judged correctness")):
+                if section.get(key):
+                    parts.append(f"MIRAGE rates (shares of questions, by {basis}):\n\n" + table(
+                        [{"rate": k, "value": v} for k, v in section[key].items()], ["rate", "value"]))
             parts += [f"- {note}" for note in section.get("notes", [])]
     if everything.get("system"):
         parts += _system_parts(everything["system"], out_dir)
