@@ -1,12 +1,15 @@
 """Near-duplicate chains: a question kNN graph, Leiden groups, keep the best verified.
 
-After MiRAGE, whose pair score is 0.6 x cos(answer embeddings) + 0.4 x
-Jaccard(source chunks), with two changes that make it scale and stay stable:
+After MiRAGE's deduplication (a weighted similarity of answers and of source
+chunks, then an LLM merge of each near-duplicate group), with two changes that
+make it scale and stay stable. The weights and threshold are hopgraph's own
+defaults, not values from the paper (MiRAGE gives neither): alpha 0.6 on the
+answers' cosine, 0.4 on the evidence Jaccard, tau 0.7.
 
 1. Candidates: exact kNN over the *question* embeddings (k neighbours each,
    cosine >= q_min), computed in blocks by kg.enrich.similarity.knn_pairs, instead of
    all pairs. Two chains are only ever compared if their questions are close.
-2. Groups: every candidate edge is weighted by the MiRAGE pair score
+2. Groups: every candidate edge is weighted by the pair score
        w(a, b) = alpha * cos(answer_a, answer_b) + (1 - alpha) * Jaccard(evidence_a, evidence_b)
    and Leiden (leidenalg RBConfigurationVertexPartition, fixed seed and
    resolution) partitions the weighted graph. Inside a community, a candidate
@@ -25,11 +28,11 @@ run_dedup is idempotent: it first runs `clear_duplicates` (duplicates back to
 accepted, DUPLICATE_OF edges deleted), then recomputes from the same inputs
 (nodes sorted by id, edges sorted), so a second run writes the same result.
 
-Merging is an extension point for library users, not a setting: pass
-`merge_hook(kept: dict, duplicates: list[dict]) -> dict | None` to run_dedup to
-rewrite a kept chain's question/answer from its duplicates (the packaged prompt
-kg/prompts/merge_duplicates.md is written for this). Without a hook the
-best-verified chain of a group is kept as it is.
+Merging (MiRAGE Eq. 11): with `[dedup] llm_merge = true` and an LLM configured,
+each kept chain's question/answer is rewritten from its duplicates through
+kg/prompts/merge_duplicates.md (builders.dedup_merge). Library users may pass
+their own `merge_hook(kept: dict, duplicates: list[dict]) -> dict | None`.
+Without either, the best-verified chain of a group is kept as it is.
 """
 
 from __future__ import annotations
@@ -267,10 +270,24 @@ def run_dedup(settings: Any, store: Any, embedder: Any = None,
         kept_groups.setdefault(kept, []).append(d)
     report.update(groups=len(groups), duplicates=len(duplicates), merged=len(kept_groups))
 
+    if merge_hook is None and kept_groups and getattr(cfg, "llm_merge", False):
+        merge_hook = _configured_merge_hook(settings)
     if merge_hook is not None and kept_groups:
         report["llm_merged"] = _apply_merge_hook(store, rows, kept_groups, merge_hook)
     log.info("dedup: %s", report)
     return report
+
+
+def _configured_merge_hook(settings: Any) -> MergeHook | None:
+    """The LLM merge of `[dedup] llm_merge`; None (with a warning) when no LLM is configured."""
+    from builders.dedup_merge import llm_merge_hook
+    from kg.llm.client import open_client
+
+    client = open_client(settings)
+    if client is None:
+        log.warning("dedup: llm_merge is set but no LLM is configured; groups are kept without merging")
+        return None
+    return llm_merge_hook(settings, client)
 
 
 def _write_status(store: Any, duplicate_ids: list[str], reaccept_ids: list[str]) -> None:

@@ -161,6 +161,7 @@ class DedupConfig(Section):
     resolution: float = Field(1.0, gt=0)
     k: int = Field(10, ge=1)
     seed: int = 42
+    llm_merge: bool = False  # rewrite each kept chain from its duplicates with the LLM (MiRAGE Eq. 11)
 
 
 class ExportConfig(Section):
@@ -361,11 +362,12 @@ necessity = "judge"           # or "empirical": answer with each hop removed (MC
 answer_match = 0.6            # token F1 at which an empirical answer counts as right
 
 [dedup]
-alpha = 0.6                   # weight of answer similarity vs evidence overlap
-tau = 0.7                     # pair score at or above which two chains are duplicates
+alpha = 0.6                   # weight of answer similarity vs evidence overlap (hopgraph's default)
+tau = 0.7                     # pair score at or above which two chains are duplicates (hopgraph's default)
 resolution = 1.0
 k = 10
 seed = 42
+llm_merge = false             # with an LLM: merge each duplicate group into its kept chain (MiRAGE Eq. 11)
 
 [export]
 formats = ["jsonl"]           # any of "jsonl", "parquet", "hf", "ragas", "deepeval"

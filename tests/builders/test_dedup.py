@@ -246,3 +246,23 @@ def test_settings_shape_is_what_run_dedup_reads():
     cfg = Settings().dedup
     assert SimpleNamespace(alpha=cfg.alpha, tau=cfg.tau, k=cfg.k, resolution=cfg.resolution, seed=cfg.seed) == SimpleNamespace(
         alpha=0.6, tau=0.7, k=10, resolution=1.0, seed=42)
+
+
+def test_llm_merge_setting_rewrites_the_kept_chain_once(falkor_store, embedder, tmp_path, monkeypatch):
+    """`[dedup] llm_merge`: the merge_duplicates prompt rewrites B from A (MiRAGE Eq. 11); a rerun spends nothing."""
+    from tests.llm_server import ScriptedLLMServer
+
+    plant_corpus(falkor_store)
+    write_chains(falkor_store, PLANTED)
+    merged = {"question": "Which US agency issued the 737 MAX airworthiness directive?", "answer": "The FAA"}
+    with ScriptedLLMServer(responder=lambda body: merged) as server:
+        s = settings(tmp_path, llm_merge=True)
+        s.llm.base_url = server.base_url
+        s.llm.verifier_model = f"merge-{tmp_path.name}"
+        report = run_dedup(s, falkor_store, embedder=embedder)
+        assert report["llm_merged"] == 1 and len(server.chat_requests) == 1
+        assert "merge two questions" in server.chat_requests[0].messages[0]["content"]
+        row = falkor_store.run_text("MATCH (c:Chain {id: 'B'}) RETURN c.question AS q, c.merged_from AS m")[0]
+        assert row == {"q": merged["question"], "m": ["A"]}
+        assert run_dedup(s, falkor_store, embedder=embedder)["duplicates"] == 1
+        assert len(server.chat_requests) == 1  # merged from A already: no second call
