@@ -1,8 +1,13 @@
-"""`hopgraph eval agent`: a plain agentic loop scored against the gold chain (MC-Search).
+"""`hopgraph eval agent`: an iterative agent's rollouts scored against the gold chain (MC-Search).
 
-The loop: the reader decomposes the question into sub-questions (one call),
-a retriever fetches the top k units for each, and the reader answers the
-question from all retrieved units (one call). Scores per record:
+The loop, per record and retriever, up to MAX_STEPS sub-questions: the reader
+sees the question and the (sub-question -> answer) trail so far and either
+asks the next sub-question or answers (kg/prompts/eval_next_step.md); a
+sub-question's top k units are retrieved and the reader answers it from them
+(eval_read). A rollout that reaches the limit, or ends without an answer, is
+answered by the reader from every unit it retrieved. So the step count is the
+rollout's own, and rollout deviation measures a rollout, not a plan.
+Scores per record:
 
   hit_per_step       MC-Search HPS with exact evidence identity: a gold step is hit
                      when its matched predicted step (one-to-one, maximum-weight
@@ -12,8 +17,8 @@ question from all retrieved units (one call). Scores per record:
   f1, em             the final answer against the gold answer
   delta_f1           f1 minus the reader's f1 with no context (MIRAGE's base)
   golden_f1          the reader's f1 with the gold evidence (oracle)
-  judge_*            the LLM judge of the chain: accuracy, coherence, entity
-                     coverage, step alignment (1-5)
+  judge_*            the judge model's grades of the chain: accuracy, coherence,
+                     entity coverage, step alignment (1-5)
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from evaluate.services import JUDGE_ROLE, llm_request
 from evaluate.textmatch import exact_match, numbered, token_f1
 from kg.errors import LLMUnavailable
 
-MAX_STEPS = 6  # a plan longer than this is cut: the loop is plain, not open-ended
+MAX_STEPS = 6  # sub-questions per rollout at most: the loop is plain, not open-ended
 PASSAGE_CHARS = 1500
 JUDGE_KEYS = ("accuracy", "coherence", "entity_coverage", "step_alignment")
 
@@ -39,20 +44,62 @@ def _passages(ids: list[str], corpus: EvidenceCorpus) -> list[str]:
     return [corpus.texts[corpus.position[u]][:PASSAGE_CHARS] for u in ids]
 
 
-def _read(client: Any, settings: Any, jobs: list[tuple[EvalRecord, list[str]]], corpus: EvidenceCorpus) -> list:
-    """Reader answers (None where a call failed) for (record, context ids) jobs."""
-    results = client.run_many([llm_request("eval_read", "reader", "eval_answers", settings, question=r.question,
-                                           context=numbered(_passages(ids, corpus))) for r, ids in jobs])
+def _read(client: Any, settings: Any, jobs: list[tuple[str, list[str]]], corpus: EvidenceCorpus) -> list:
+    """Reader answers (None where a call failed) for (question, context ids) jobs."""
+    results = client.run_many([llm_request("eval_read", "reader", "eval_answers", settings, question=q,
+                                           context=numbered(_passages(ids, corpus))) for q, ids in jobs])
     return [res.value.answer if res.ok else None for res in results]
 
 
-def _plans(records: list[EvalRecord], client: Any, settings: Any) -> list[list[str] | None]:
-    results = client.run_many([llm_request("eval_decompose", "reader", "eval_agent", settings, question=r.question)
-                               for r in records])
-    if records and not any(r.ok for r in results):
-        raise LLMUnavailable(f"eval agent: every planning call failed ({results[0].error}: {results[0].detail[:120]})")
-    return [[s for s in res.value.steps if s.strip()][:MAX_STEPS] or [r.question] if res.ok else None
-            for r, res in zip(records, results)]
+def _trail(state: dict[str, Any]) -> str:
+    if not state["steps"]:
+        return "(nothing yet)"
+    return "\n".join(f"{i}. {q} -> {a or '(not found)'}"
+                     for i, (q, a) in enumerate(zip(state["steps"], state["sub_answers"]), 1))
+
+
+def _decide(client: Any, settings: Any, active: list[EvalRecord], state: dict[str, dict], left: int) -> list:
+    results = client.run_many([llm_request("eval_next_step", "reader", "eval_agent", settings, question=r.question,
+                                           trail=_trail(state[r.id]), steps_left=str(left)) for r in active])
+    if active and left == MAX_STEPS and not any(res.ok for res in results):
+        raise LLMUnavailable(f"eval agent: every first step failed ({results[0].error}: {results[0].detail[:120]})")
+    return results
+
+
+def rollouts(records: list[EvalRecord], retriever: Any, k: int, corpus: EvidenceCorpus, client: Any,
+             settings: Any) -> dict[str, dict[str, Any]]:
+    """Each record's rollout {steps, retrieved, sub_answers, answer}; records whose calls failed are absent."""
+    state = {r.id: {"steps": [], "retrieved": [], "sub_answers": [], "answer": None} for r in records}
+    failed: set[str] = set()
+    active = list(records)
+    for left in range(MAX_STEPS, -1, -1):
+        asking = []
+        for record, result in zip(active, _decide(client, settings, active, state, left) if active else []):
+            mine = state[record.id]
+            if not result.ok:
+                failed.add(record.id)
+                continue
+            sub = result.value.next_subquestion.strip()
+            if result.value.done or not sub or left == 0 or sub in mine["steps"]:
+                mine["answer"] = result.value.answer.strip() or None
+                continue
+            asking.append((record, sub))
+        if not asking:
+            break
+        rankings = retriever.search([Query(f"{r.id}#step{len(state[r.id]['steps'])}", sub) for r, sub in asking], k)
+        answers = _read(client, settings, [(sub, ids) for (_, sub), ids in zip(asking, rankings)], corpus)
+        for (record, sub), ids, answer in zip(asking, rankings, answers):
+            mine = state[record.id]
+            mine["steps"].append(sub)
+            mine["retrieved"].append(list(ids))
+            mine["sub_answers"].append(answer or "")
+        active = [r for r, _ in asking]
+    unanswered = [r for r in records if r.id not in failed and not state[r.id]["answer"]]
+    finals = _read(client, settings, [(r.question, list(dict.fromkeys(u for ids in state[r.id]["retrieved"]
+                                                                          for u in ids))) for r in unanswered], corpus)
+    for record, answer in zip(unanswered, finals):
+        state[record.id]["answer"] = answer
+    return {ident: mine for ident, mine in state.items() if ident not in failed and mine["answer"] is not None}
 
 
 def _judge(client: Any, settings: Any, rows: list[dict], records: dict[str, EvalRecord]) -> None:
@@ -61,7 +108,8 @@ def _judge(client: Any, settings: Any, rows: list[dict], records: dict[str, Eval
         record = records[row["record_id"]]
         gold_chain = "\n".join(f"{i}. {h.subquestion or '(evidence only)'} -> {h.answer or '?'}"
                                for i, h in enumerate(record.hops, 1))
-        predicted = "\n".join(f"{i}. {s}" for i, s in enumerate(row["steps"], 1))
+        predicted = "\n".join(f"{i}. {s} -> {a or '?'}"
+                              for i, (s, a) in enumerate(zip(row["steps"], row["sub_answers"]), 1))
         requests.append(llm_request("eval_judge_chain", JUDGE_ROLE, "eval_agent_judge", settings, question=record.question,
                                     gold_answer=record.answer, gold_chain=gold_chain, predicted_chain=predicted,
                                     predicted_answer=row["answer"]))
@@ -72,35 +120,30 @@ def _judge(client: Any, settings: Any, rows: list[dict], records: dict[str, Eval
 
 def run_agent(records: list[EvalRecord], corpus: EvidenceCorpus, retrievers: dict[str, Any], k: int,
               client: Any, settings: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Plan once per record, then retrieve, answer and score with each retriever."""
-    plans = _plans(records, client, settings)
-    planned = [(r, p) for r, p in zip(records, plans) if p is not None]
-    base = _read(client, settings, [(r, []) for r, _ in planned], corpus)
-    oracle = _read(client, settings, [(r, r.gold_ids) for r, _ in planned], corpus)
+    """Roll the agent out with each retriever; score each rollout against its gold chain."""
+    base = dict(zip([r.id for r in records], _read(client, settings, [(r.question, []) for r in records], corpus)))
+    oracle = dict(zip([r.id for r in records],
+                      _read(client, settings, [(r.question, r.gold_ids) for r in records], corpus)))
     by_id = {r.id: r for r in records}
     metrics: dict[str, Any] = {}
     all_rows: list[dict[str, Any]] = []
     for name, retriever in retrievers.items():
-        steps = [(r, s) for r, plan in planned for s in plan]
-        rankings = iter(retriever.search([Query(f"{r.id}#step", s) for r, s in steps], k))
-        retrieved = [[next(rankings) for _ in plan] for _, plan in planned]
-        contexts = [list(dict.fromkeys(u for ranking in per_step for u in ranking)) for per_step in retrieved]
-        answers = _read(client, settings, [(r, ids) for (r, _), ids in zip(planned, contexts)], corpus)
         rows = []
-        for (record, plan), per_step, answer, base_answer, gold_answer in zip(planned, retrieved, answers, base, oracle):
-            if answer is None:
-                continue
+        for ident, rollout in rollouts(records, retriever, k, corpus, client, settings).items():
+            record, answer = by_id[ident], rollout["answer"]
+            gold_steps = [h.gold_ids for h in record.hops]
             f1 = token_f1(answer, record.answer)
-            row = {"retriever": name, "record_id": record.id, "graph_type": record.graph_type, "steps": plan,
-                   "retrieved": per_step, "answer": answer, "gold": record.answer,
-                   "hit_per_step": hit_per_step(per_step, [h.gold_ids for h in record.hops]),
-                   "hit_per_step_partial": hit_per_step_partial(per_step, [h.gold_ids for h in record.hops]),
-                   "rollout_deviation": rollout_deviation(len(plan), len(record.hops)), "f1": f1,
+            row = {"retriever": name, "record_id": ident, "graph_type": record.graph_type,
+                   "steps": rollout["steps"], "sub_answers": rollout["sub_answers"],
+                   "retrieved": rollout["retrieved"], "answer": answer, "gold": record.answer,
+                   "hit_per_step": hit_per_step(rollout["retrieved"], gold_steps),
+                   "hit_per_step_partial": hit_per_step_partial(rollout["retrieved"], gold_steps),
+                   "rollout_deviation": rollout_deviation(len(rollout["steps"]), len(record.hops)), "f1": f1,
                    "em": exact_match(answer, record.answer)}
-            if base_answer is not None:
-                row["delta_f1"] = f1 - token_f1(base_answer, record.answer)
-            if gold_answer is not None:
-                row["golden_f1"] = token_f1(gold_answer, record.answer)
+            if base[ident] is not None:
+                row["delta_f1"] = f1 - token_f1(base[ident], record.answer)
+            if oracle[ident] is not None:
+                row["golden_f1"] = token_f1(oracle[ident], record.answer)
             rows.append(row)
         _judge(client, settings, rows, by_id)
         metrics[name] = _means(rows, len(records))

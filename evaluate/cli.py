@@ -242,7 +242,7 @@ def agent(
     max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls."),
     out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
 ) -> None:
-    """Decompose, retrieve per step, answer; score the trace against the gold chain (MC-Search)."""
+    """An iterative agent (next sub-question, retrieve, read; up to 6 steps) scored against the gold chain (MC-Search)."""
     from evaluate.agent import run_agent
     from evaluate.output import write_section
     from evaluate.report import write_report

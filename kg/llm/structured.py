@@ -110,8 +110,10 @@ class GroundingJudgement(TaskModel):
     relevancy: float = Field(ge=0, le=1)
 
 
-class Decomposition(TaskModel):
-    steps: list[str] = Field(description="Sub-questions, in the order they must be answered.")
+class NextStep(TaskModel):
+    done: bool = Field(description="Is what was found enough to answer the question?")
+    next_subquestion: str = ""
+    answer: str = ""
 
 
 class ChainJudgement(TaskModel):
@@ -153,7 +155,7 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "eval_read": ReaderAnswer,
     "eval_judge_answer": AnswerJudgement,
     "eval_judge_grounding": GroundingJudgement,
-    "eval_decompose": Decomposition,
+    "eval_next_step": NextStep,
     "eval_judge_chain": ChainJudgement,
     "eval_judge_record": RecordJudgement,
     "eval_visual_grounding": VisualGrounding,

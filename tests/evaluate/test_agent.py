@@ -27,12 +27,16 @@ TEXTS = {c["id"]: c["text"] for c in chunk_rows()}
 
 
 def reply(body):
-    """Plans that quote the gold chunks' text for r0 (so dense finds them), one vague step otherwise."""
+    """The agent asks the gold chunks' text for r0, one step at a time (so dense finds them), then answers;
+    for every other record it answers at once. Sub-questions are read as 'alpha'."""
     system, text = body["messages"][0]["content"], user_text(body)
-    if "You plan searches" in system:
+    if "You run a search agent" in system:
         if "d1c1 and d2c3" in text:
-            return {"steps": [TEXTS["d1c1"], TEXTS["d2c3"]]}
-        return {"steps": ["something unrelated entirely"]}
+            asked = text.count(" -> ")
+            if asked < 2:
+                return {"done": False, "next_subquestion": TEXTS[["d1c1", "d2c3"][asked]], "answer": ""}
+            return {"done": True, "next_subquestion": "", "answer": "alpha"}
+        return {"done": True, "next_subquestion": "", "answer": "nothing"}
     if "You grade multi-hop" in system:
         return {"accuracy": 4, "coherence": 5, "entity_coverage": 3, "step_alignment": 4}
     return {"answer": "alpha" if "[1]" in text else "nothing"}
@@ -49,9 +53,10 @@ def test_agent_end_to_end_scores_steps_and_spends_nothing_on_a_rerun(eval_store,
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
         spent = len(server.requests)
-        # plan, base, oracle; per retriever an answer and a judge call, fewer where the two retrievers'
-        # contexts coincide (an identical request is a cache hit).
-        assert 5 + 5 + 5 + 5 + 5 <= spent <= 5 + 5 + 5 + 2 * (5 + 5)
+        # base and oracle reads (5 + 5); per retriever: r0 decides three times and reads two sub-questions,
+        # the four others decide once; one judge call per record. The two retrievers' identical requests
+        # (r0's decisions before any retrieval, the others' single decision) are cache hits.
+        assert 5 + 5 + (3 + 2 + 4) + 5 <= spent <= 5 + 5 + 2 * ((3 + 2 + 4) + 5)
         assert CliRunner().invoke(app, args).exit_code == 0 and len(server.requests) == spent
     section = json.loads((tmp_path / "o" / "metrics.json").read_text())["agent"]
     dense = section["settings"]["dense"]
@@ -60,5 +65,6 @@ def test_agent_end_to_end_scores_steps_and_spends_nothing_on_a_rerun(eval_store,
     r0 = next(r for r in rows if r["record_id"] == "r0" and r["retriever"] == "dense")
     assert r0["hit_per_step"] == 1.0 and r0["rollout_deviation"] == 0 and r0["f1"] == 1.0
     r4 = next(r for r in rows if r["record_id"] == "r4" and r["retriever"] == "dense")
-    assert r4["rollout_deviation"] == 2  # one step planned, three gold
+    assert r4["rollout_deviation"] == 3 and r4["steps"] == []  # answered at once: 0 steps for 3 gold hops
+    assert r0["steps"] == [TEXTS["d1c1"], TEXTS["d2c3"]] and r0["sub_answers"] == ["alpha", "alpha"]
     assert dense["golden_f1"] == pytest.approx(0.2)  # with context the reader says "alpha": right for r0 only
