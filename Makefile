@@ -58,7 +58,7 @@ DEEPEVAL_VENV := .venv-deepeval
 
 $(DEEPEVAL_VENV)/.installed:
 	$(PY) -m venv $(DEEPEVAL_VENV)
-	$(DEEPEVAL_VENV)/bin/pip install -q 'deepeval>=3,<4'
+	$(DEEPEVAL_VENV)/bin/pip install -q 'deepeval>=4.3,<5'
 	touch $@
 
 interop-venvs: install-test $(DEEPEVAL_VENV)/.installed

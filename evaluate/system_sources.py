@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from evaluate.errors import DatasetError
+from kg.errors import HopgraphError
 
 COLLECTED = "system_answers.jsonl"
 
@@ -55,7 +56,7 @@ class SystemAnswer(BaseModel):
     steps: list[SystemStep] | None = None
 
 
-class SourceFailure(Exception):
+class SourceFailure(HopgraphError):
     """One question the system did not answer (the reason is kept in results.jsonl)."""
 
 
