@@ -17,13 +17,11 @@ passage it came from, so it must name its subject. Two modes:
   and ending with . ! or ?) that mention at least one of the source's
   entities and pass the same pronoun rule. generator = "offline".
 
-Crossmodal check (CHARGE §3.2): an image keypoint whose content is also
-stated by the text around the image (its caption or nearby text) is not
-evidence that needs the image, so it is relabelled modality "text". Rule:
-lower-case both, split into alphanumeric tokens, drop a small stop-word list,
-and relabel when at least 80% of the keypoint's distinct tokens occur in the
-surrounding text (containment |K ∩ T| / |K| >= 0.8). Keypoints with fewer
-than two content tokens are never relabelled (too little to judge).
+Crossmodal check (CHARGE Eq. 2): see kg.enrich.crossmodal. Its offline
+text-only verdict is `stated_by`: lower-case both, alphanumeric tokens minus
+a small stop-word list; stated when at least 80% of the keypoint's distinct
+tokens occur in the text (|K ∩ T| / |K| >= 0.8); a keypoint with fewer than
+two content tokens is never judged stated.
 
 MENTIONS of a keypoint: every name or alias in `entity_names` found in the
 keypoint, case-insensitively, at word boundaries (a trailing plural "s"/"es"
@@ -81,8 +79,8 @@ class KeypointResult:
     has_keypoint: list[dict[str, Any]] = field(default_factory=list)
     mentions: list[dict[str, Any]] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)
-    # ids of image-sourced keypoints relabelled "text" by the crossmodal check
-    relabelled: list[str] = field(default_factory=list)
+    # ids of image keypoints the crossmodal check (Eq. 2) dropped
+    crossmodal_dropped: list[str] = field(default_factory=list)
 
 
 # Public helpers -------------------------------------------------------------
@@ -181,11 +179,11 @@ def extract_keypoints(
     if client is None:
         for s in sources:
             _add(result, s, _offline_keypoints(s, entity_names, max_per_source), OFFLINE, OFFLINE_VERSION, matcher)
-        return result
+        return _crossmodal(result, sources, images, None, prompts_dir)
 
     if batch_size > 1:
         _llm_batched(result, sources, client, prompts_dir, max_per_source, batch_size, matcher)
-        return result
+        return _crossmodal(result, sources, images, client, prompts_dir)
 
     from kg.llm.client import LLMRequest
 
@@ -203,7 +201,15 @@ def extract_keypoints(
             continue
         texts = _clean_llm_keypoints(r.value.keypoints, max_per_source)
         _add(result, s, texts, r.model or "llm", r.prompt_version, matcher)
-    return result
+    return _crossmodal(result, sources, images, client, prompts_dir)
+
+
+def _crossmodal(result: KeypointResult, sources: list["_Source"], images: list[dict[str, Any]], client: Any,
+                prompts_dir: Path | None) -> KeypointResult:
+    from kg.enrich.crossmodal import drop_rejected
+
+    contexts = {s.id: s.context for s in sources if s.modality == "image"}
+    return drop_rejected(result, contexts, images, client, prompts_dir, stated_by)
 
 
 def _llm_batched(result: KeypointResult, sources: list[_Source], client: Any, prompts_dir: Path | None,
@@ -384,11 +390,7 @@ def _add(result: KeypointResult, s: _Source, texts: list[str], generator: str, v
         if kid in seen:
             continue
         seen.add(kid)
-        modality = s.modality
-        if modality == "image" and s.context and stated_by(text, s.context):
-            modality = "text"
-            result.relabelled.append(kid)
-        result.keypoints.append({"id": kid, "text": text, "modality": modality, "source_id": s.id,
+        result.keypoints.append({"id": kid, "text": text, "modality": s.modality, "source_id": s.id,
                                  "generator": generator, "prompt_version": version})
         result.has_keypoint.append({"s": s.id, "d": kid, "source_label": s.label})
         for eid, n in sorted(matcher.counts(text).items()):

@@ -132,6 +132,10 @@ class RecordJudgement(TaskModel):
     hops_needed: int = Field(ge=1)
 
 
+class CrossmodalVerdict(TaskModel):
+    stated: bool = Field(description="Does this source alone state the fact?")
+
+
 class VisualGrounding(TaskModel):
     grounded: bool = Field(description="Is the hop's answer read off the image itself?")
 
@@ -159,6 +163,7 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "eval_judge_chain": ChainJudgement,
     "eval_judge_record": RecordJudgement,
     "eval_visual_grounding": VisualGrounding,
+    "keypoint_crossmodal": CrossmodalVerdict,
 }
 
 

@@ -67,7 +67,7 @@ def keypoint_items(chunks: list[Chunk], images: list, descriptions: dict, mentio
     chunk_items = [{"id": c.id, "text": c.text, "entities": sorted({m.entity_id for m in ms})}
                    for c, ms in zip(chunks, per_chunk) if c.kind != "caption"]
     image_items = [{"id": i.id, "description": descriptions.get(i.id, {}).get("description", i.caption),
-                    "nearby_text": i.nearby_text, "caption": i.caption} for i in images]
+                    "nearby_text": i.nearby_text, "caption": i.caption, "path": i.path} for i in images]
     return chunk_items, image_items
 
 

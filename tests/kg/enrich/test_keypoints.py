@@ -54,7 +54,7 @@ REPLIES = {
     ],
     "Statue of Liberty": ["Gustave Eiffel engineered the Statue of Liberty."],
     "Bar chart of yearly visitors": [
-        "The Eiffel Tower received 7 million visitors in 2015.",  # also in the nearby text -> modality text
+        "The Eiffel Tower received 7 million visitors in 2015.",  # also in the nearby text -> dropped
         "The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015.",  # image only
     ],
 }
@@ -111,9 +111,8 @@ def test_llm_keypoints_rows_mentions_and_filters(server, client):
         "The Eiffel Tower was finished in 1889 for the World's Fair in Paris.",
         "Gustave Eiffel's company designed the Eiffel Tower.",
         "Gustave Eiffel engineered the Statue of Liberty.",
-        "The Eiffel Tower received 7 million visitors in 2015.",
         "The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015.",
-    }
+    }  # the image's "7 million visitors" keypoint is stated by its nearby text: dropped (CHARGE Eq. 2)
     for text, row in kps.items():
         assert row["id"] == content_id(row["source_id"], text)
         assert row["generator"] == "gpt-4o-mini"
@@ -121,7 +120,8 @@ def test_llm_keypoints_rows_mentions_and_filters(server, client):
     # HAS_KEYPOINT from the right source and label
     edges = {(e["s"], e["d"], e["source_label"]) for e in res.has_keypoint}
     assert ("c1", kps["The Eiffel Tower stands in Paris."]["id"], "Chunk") in edges
-    assert ("im1", kps["The Eiffel Tower received 7 million visitors in 2015."]["id"], "Image") in edges
+    assert ("im1", kps["The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015."]["id"],
+            "Image") in edges
     assert len(res.has_keypoint) == len(res.keypoints)
     # MENTIONS from keypoints to entities, with counts
     mentions = {(m["s"], m["d"]): m["count"] for m in res.mentions}
@@ -135,14 +135,40 @@ def test_llm_keypoints_rows_mentions_and_filters(server, client):
     assert {d for (s, d) in mentions if s == k} == {"gustave eiffel", "statue of liberty"}
 
 
-def test_crossmodal_relabelling(client):
+def test_crossmodal_offline_check_drops_what_the_text_states(client):
+    """CHARGE Eq. 2 without a vision model: the lexical text-only verdict, labelled as such."""
     res = extract_keypoints([], IMAGES, client=client, entity_names=NAMES)
     kps = by_text(res)
-    stated = kps["The Eiffel Tower received 7 million visitors in 2015."]
+    stated = content_id("im1", "The Eiffel Tower received 7 million visitors in 2015.")
     visual = kps["The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015."]
-    assert stated["modality"] == "text" and stated["source_id"] == "im1"
-    assert visual["modality"] == "image"
-    assert res.relabelled == [stated["id"]]
+    assert visual["modality"] == "image" and visual["crossmodal"] == "lexical"
+    assert res.crossmodal_dropped == [stated] and stated not in {e["d"] for e in res.has_keypoint}
+
+
+def test_crossmodal_vision_check_asks_text_only_and_image_only(tmp_path):
+    """With a vision model: two verdicts per image keypoint; kept iff the image states it and the text does not."""
+    from tests.builders.export.test_export import tiny_png
+
+    def reply(body):
+        if "You extract facts" in system_text(body):
+            return {"keypoints": REPLIES["Bar chart of yearly visitors"] + ["The Eiffel Tower chart uses red bars."]}
+        text, has_image = user_text(body), any(not isinstance(m["content"], str) for m in body["messages"])
+        if has_image:  # the image shows the bars and the visitor figure, not the colour
+            return {"stated": "red bars" not in text}
+        return {"stated": "7 million" in text and "7 million visitors" in text.split("Source:")[0]}
+
+    image = {**IMAGES[0], "path": str(tiny_png(tmp_path / "chart.png"))}
+    with ScriptedLLMServer(reply) as server:
+        config = LLMConfig(concurrency=4, timeout=5.0, max_retries=1, vision_model="vlm")
+        with LLMClient(config, base_url=server.base_url, cache_path=tmp_path / "c.sqlite", backoff_base=0.01) as c:
+            res = extract_keypoints([], [image], client=c, entity_names=NAMES)
+        checks = [r for r in server.chat_requests if "You check whether one source" in system_text(r.body)]
+    assert len(checks) == 2 * 3  # text-only and image-only for each of the three image keypoints
+    assert sum(r.has_image for r in checks) == 3 and all(r.model == "vlm" for r in checks if r.has_image)
+    kept = by_text(res)
+    assert set(kept) == {"The bars of the Eiffel Tower visitor chart grow steadily from 1990 to 2015."}
+    assert kept.popitem()[1]["crossmodal"] == "vision"
+    assert len(res.crossmodal_dropped) == 2  # stated by the text; not shown by the image
 
 
 def test_rerun_hits_the_cache(server, client):
@@ -202,14 +228,15 @@ def test_offline_sentences_carry_entities_and_send_nothing(server):
     assert {(m["d"], m["count"]) for m in res.mentions if m["s"] == k} == {("eiffel tower", 1), ("paris", 1)}
 
 
-def test_offline_caption_description_is_text_modality():
-    """A description built from the caption (no vision model) restates the text: its keypoints are text facts."""
+def test_offline_caption_description_keypoints_are_dropped():
+    """A description built from the caption (no vision model) restates the text: Eq. 2 keeps none of its keypoints
+    (the text around the image states them; the chunk holding that text has them as text keypoints)."""
     image = {"id": "im2", "caption": "Figure 1: The Eiffel Tower at night.",
              "nearby_text": "The Eiffel Tower is lit by 20,000 bulbs every night.",
              "description": "Figure 1: The Eiffel Tower at night. The Eiffel Tower is lit by 20,000 bulbs every night."}
     res = extract_keypoints([], [image], entity_names=NAMES)
-    assert [k["modality"] for k in res.keypoints] == ["text", "text"]
-    assert res.has_keypoint[0]["source_label"] == "Image"
+    assert res.keypoints == [] and res.has_keypoint == [] and res.mentions == []
+    assert len(res.crossmodal_dropped) == 2
 
 
 def test_offline_without_entity_names_uses_ids():
