@@ -43,6 +43,9 @@ def system_command(
     timeout: float = typer.Option(300.0, "--timeout", min=1, help="Seconds one question may take (--endpoint, --cmd)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N scored records."),
     no_judge: bool = typer.Option(False, "--no-judge", help="Lexical metrics only, even with an LLM configured."),
+    unique_gold: str = typer.Option("lexical", "--unique-gold", help="Which other units also answer a hop: lexical "
+                                    "(its answer with its relation) or llm (lexical and BM25 candidates confirmed "
+                                    "by the judge; one call per candidate)."),
     max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop cleanly after this many judge calls."),
     out_dir: Path = typer.Option(Path("eval-out"), "--out", help=OUT_HELP),
 ) -> None:
@@ -54,6 +57,8 @@ def system_command(
     from evaluate.system_eval import score_system
     from evaluate.system_sources import AnswerStore, collect, read_answers_file
 
+    if unique_gold not in ("lexical", "llm"):
+        raise typer.BadParameter("--unique-gold takes lexical or llm")
     source, ask = _source(answers, endpoint, model, cmd, timeout)
     settings, store = _settings_and_store(ctx)
     _, corpus, resolution = load_scored(dataset, store)
@@ -75,7 +80,7 @@ def system_command(
         client = make_judge_client(settings, "eval system", max_calls=max_calls)
     progress, advance = _llm_progress(2 * len(records), "judge")
     with progress:
-        metrics, rows = score_system(records, replies, corpus, client, settings, advance)
+        metrics, rows = score_system(records, replies, corpus, client, settings, advance, unique_gold)
     if missing:
         metrics["notes"].append(f"{len(missing)} of {len(records)} questions have no answer from the system and "
                                 "are not scored (a rerun asks for them again)")

@@ -43,10 +43,12 @@ def _units(contexts: list[SystemContext], candidates: list[str], corpus: Evidenc
     return [matched_units(c.id, c.text, candidates, corpus) for c in contexts]
 
 
-def lexical_row(record: EvalRecord, reply: SystemAnswer, corpus: EvidenceCorpus) -> dict[str, Any]:
-    """Every figure of one question that needs no LLM."""
+def lexical_row(record: EvalRecord, reply: SystemAnswer, corpus: EvidenceCorpus,
+                answering: dict[tuple[str, int], list[str]] | None = None) -> dict[str, Any]:
+    """Every figure of one question that needs no LLM (`answering`: units confirmed by the LLM, if asked)."""
     forms = answer_forms(record, corpus)
-    alternates = {h.index: answering_units(h, corpus) for h in record.hops}
+    alternates = {h.index: (answering.get((record.id, h.index), []) if answering is not None
+                            else answering_units(h, corpus)) for h in record.hops}
     candidates = list(dict.fromkeys(record.gold_ids + [u for a in alternates.values() for u in a]))
     per_context = _units(reply.contexts, candidates, corpus)
     found = set().union(*per_context) if per_context else set()
@@ -147,10 +149,17 @@ def summarise(rows: list[dict[str, Any]], judged: bool) -> dict[str, Any]:
 
 
 def score_system(records: list[EvalRecord], replies: dict[str, SystemAnswer], corpus: EvidenceCorpus,
-                 client: Any | None, settings: Any, on_done: Callable[[], None] | None = None):
-    """(metrics, rows) for the records the system answered; the judge runs when `client` is given."""
+                 client: Any | None, settings: Any, on_done: Callable[[], None] | None = None,
+                 unique_gold: str = "lexical"):
+    """(metrics, rows) for the records the system answered; the judge runs when `client` is given.
+    unique_gold "llm" has the judge confirm the other units that answer each hop (evaluate.unique_gold)."""
+    from evaluate.unique_gold import confirmed_answering_units
+
     answered = [r for r in records if r.id in replies]
-    rows = [lexical_row(r, replies[r.id], corpus) for r in answered]
+    answering = None
+    if unique_gold == "llm" and client is not None:
+        answering = confirmed_answering_units(answered, corpus, client, settings)
+    rows = [lexical_row(r, replies[r.id], corpus, answering) for r in answered]
     notes: list[str] = []
     if client is not None:
         notes += judge_rows(rows, {r.id: r for r in answered}, replies, client, settings, on_done)
@@ -161,6 +170,9 @@ def score_system(records: list[EvalRecord], replies: dict[str, SystemAnswer], co
         notes.append("judged metrics (correctness, faithfulness, answer relevancy, CHARGE keypoints) not "
                      "computed: no LLM is configured for the judge (set llm.base_url / OPENAI_BASE_URL or "
                      "OPENAI_API_KEY); EM, F1, context recall, retrieval F1 and step metrics are lexical and ran")
+    if unique_gold == "llm" and client is None:
+        notes.append("unique gold: --unique-gold llm needs an LLM; the lexical rule was used")
     metrics = summarise(rows, client is not None)
+    metrics["unique_gold"] = "llm" if answering is not None else "lexical"
     metrics["notes"] = notes
     return metrics, rows

@@ -43,6 +43,8 @@ def reply(body):
         contexts = text.split("Contexts the system retrieved:")[1].split("The system's answer")[0]
         return {"claims": [answer], "supported": [answer.lower() in contexts.lower()], "rationale": "r",
                 "relevancy": 0.8}
+    if "strictly from the evidence" in system:  # unique gold: only units about zorbat unit 0 answer "alpha"
+        return {"answer": "alpha" if "zorbat unit 0 " in text else "UNANSWERABLE"}
     raise AssertionError(f"unexpected request: {system[:80]}")
 
 
@@ -167,3 +169,24 @@ def test_without_an_llm_judged_metrics_are_not_computed_and_say_why(eval_store, 
 def test_exactly_one_source_is_required(eval_store, dataset_file, tmp_path):
     result = run(eval_store, str(dataset_file), "--out", str(tmp_path / "o"))
     assert result.exit_code == 2 and "exactly one of" in result.output
+
+
+@pytest.mark.parametrize("method", ["lexical", "llm"])
+def test_another_unit_that_answers_the_hop_counts_under_its_own_name(eval_store, dataset_file, server, tmp_path,
+                                                                      method):
+    # r0's first hop ("alpha", gold d1c1) is also answered by d1c0: the answer with the hop's relation words
+    # (by id: the synthetic chunks are templated, so d1c0's words match d1c1's too closely to tell them apart)
+    answers = write_jsonl(tmp_path / "a.jsonl", [{"id": "r0", "answer": "alpha",
+                                                  "contexts": [{"id": "d1c0"}, {"id": "d2c3"}]}])
+    out = tmp_path / method
+    result = run(eval_store, str(dataset_file), "--answers", str(answers), "--unique-gold", method, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    section = json.loads((out / "metrics.json").read_text())["system"]
+    row = next(map(json.loads, (out / "results.jsonl").read_text().splitlines()))
+    assert section["unique_gold"] == method
+    assert row["context_recall"] == 0.5 and row["context_recall_any_answering"] == 1.0
+    assert "d1c0" in row["per_hop"][0]["answering_units"]
+    confirmations = [r for r in server.chat_requests if "strictly from the evidence" in r.messages[0]["content"]]
+    assert bool(confirmations) == (method == "llm")
+    if method == "llm":  # the verifier confirmed d1c0 only, among lexical and BM25 candidates
+        assert all(u.startswith("d1c0") for u in row["per_hop"][0]["answering_units"])
