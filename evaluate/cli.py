@@ -201,7 +201,7 @@ def dataset_command(
     from evaluate.dataset_eval import judged, structural, visual_grounding
     from evaluate.output import write_section
     from evaluate.report import write_report
-    from evaluate.services import llm_configured, make_embedder, make_llm_client
+    from evaluate.services import llm_configured, make_embedder, make_judge_client
 
     settings, store = _settings_and_store(ctx)
     _, corpus, resolution = load_scored(dataset, store)
@@ -211,7 +211,7 @@ def dataset_command(
     if figures["topic_jsd"] is None:
         notes.append("topic JSD: the graph has no topics (IN_TOPIC) for the evidence chunks")
     if llm_configured(settings):
-        client = make_llm_client(settings, "eval dataset")
+        client = make_judge_client(settings, "eval dataset")
         progress, advance = _llm_progress(len(records), "judge")
         with progress:
             judged_figures, rows = judged(records, corpus, client, settings, advance)

@@ -22,7 +22,7 @@ import numpy as np
 
 from evaluate.corpus import EvidenceCorpus
 from evaluate.records import EvalRecord
-from evaluate.services import image_data_url, llm_request
+from evaluate.services import JUDGE_ROLE, image_data_url, llm_request
 from evaluate.textmatch import numbered
 
 ALPHA = 0.6  # MiRAGE's weight of the embedding cosine in the pair score
@@ -84,7 +84,7 @@ def _evidence_text(record: EvalRecord, corpus: EvidenceCorpus) -> str:
 def judged(records: list[EvalRecord], corpus: EvidenceCorpus, client: Any, app_settings: Any,
            on_done: Any = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """LLM-judged figures (means and shares over the records the judge answered) and per-record rows."""
-    requests = [llm_request("eval_judge_record", "reader", "eval_dataset", app_settings, question=r.question,
+    requests = [llm_request("eval_judge_record", JUDGE_ROLE, "eval_dataset", app_settings, question=r.question,
                             answer=r.answer, evidence=_evidence_text(r, corpus), n_hops=len(r.hops)) for r in records]
     results = client.run_many(requests, (lambda i, res: on_done()) if on_done else None)
     rows = [{"record_id": r.id, "hops": len(r.hops), **res.value.model_dump()}

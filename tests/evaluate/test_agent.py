@@ -45,6 +45,7 @@ def reply(body):
 def test_agent_end_to_end_scores_steps_and_spends_nothing_on_a_rerun(eval_store, dataset_file, tmp_path, monkeypatch):
     monkeypatch.setenv("HOPGRAPH_STORE__GRAPH", "test")
     monkeypatch.setenv("HOPGRAPH_LLM__READER_MODEL", f"reader-{tmp_path.name}")
+    monkeypatch.setenv("HOPGRAPH_LLM__JUDGE_MODEL", f"judge-{tmp_path.name}")
     monkeypatch.setattr(evaluate.services, "make_embedder", lambda settings: HashEmbedder())
     args = ["--data-dir", str(eval_store.server.data_dir), "eval", "agent", str(dataset_file), "--retriever",
             "dense,bm25", "--k", "2", "--out", str(tmp_path / "o")]

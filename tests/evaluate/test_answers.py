@@ -37,7 +37,8 @@ def server():
 def environment(monkeypatch, server, tmp_path):
     monkeypatch.setenv("HOPGRAPH_STORE__GRAPH", "test")
     monkeypatch.setenv("HOPGRAPH_LLM__BASE_URL", server.base_url)
-    monkeypatch.setenv("HOPGRAPH_LLM__READER_MODEL", f"reader-{tmp_path.name}")  # a cache of its own per test
+    monkeypatch.setenv("HOPGRAPH_LLM__READER_MODEL", f"reader-{tmp_path.name}")
+    monkeypatch.setenv("HOPGRAPH_LLM__JUDGE_MODEL", f"judge-{tmp_path.name}")  # a cache of its own per test
     monkeypatch.setattr(evaluate.services, "make_embedder", lambda settings: HashEmbedder())
 
 
@@ -58,6 +59,12 @@ def test_three_settings_scored_and_a_rerun_spends_no_calls(eval_store, dataset_f
     assert settings["oracle"]["correctness"] == 0.5
     shares = metrics["adaptability"]
     assert sum(v for k, v in shares.items() if k != "n") == pytest.approx(1.0) and shares["n"] == 5
+    # the judge is the judge model, never the reader being judged
+    judged_by = {r.model for r in server.chat_requests if "You grade answers" in r.messages[0]["content"]}
+    assert judged_by == {metrics["judge"]} and metrics["judge"].startswith("judge-") != metrics["reader"].startswith(
+        "judge-")
+    # MIRAGE's rates on judged correctness: every judgement is 0.5 (>= 0.5 counts right), so all accept context
+    assert metrics["adaptability_judged"]["context_acceptability"] == 1.0
     rerun = run(eval_store, "answers", str(dataset_file), "--out", str(out))
     assert rerun.exit_code == 0 and len(server.requests) == first
 

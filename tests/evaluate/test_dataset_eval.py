@@ -44,6 +44,7 @@ def test_topic_jsd_is_zero_for_the_corpus_mix_and_one_for_a_disjoint_topic():
 def environment(monkeypatch, tmp_path):
     monkeypatch.setenv("HOPGRAPH_STORE__GRAPH", "test")
     monkeypatch.setenv("HOPGRAPH_LLM__READER_MODEL", f"reader-{tmp_path.name}")
+    monkeypatch.setenv("HOPGRAPH_LLM__JUDGE_MODEL", f"judge-{tmp_path.name}")  # the judge: a cache of its own too
     monkeypatch.setattr(evaluate.services, "make_embedder", lambda settings: HashEmbedder())
 
 
