@@ -161,7 +161,7 @@ def answers(
     from evaluate.report import write_report
     from evaluate.retrieval import question_queries
     from evaluate.retrievers import build_retrievers
-    from evaluate.services import judge_model, make_embedder, make_judge_client
+    from evaluate.services import judge_is_reader, judge_model, make_embedder, make_judge_client
 
     chosen = _csv(settings_list)
     if not chosen or any(s not in SETTINGS for s in chosen):
@@ -179,6 +179,10 @@ def answers(
     progress, advance = _llm_progress(2 * len(records) * len(chosen), "reader and judge")
     with progress:
         metrics, rows = evaluate_answers(records, corpus, chosen, noise, client, settings, advance)
+    same = judge_is_reader(settings)
+    if same:
+        metrics["notes"].append(same)
+        err.print(same, highlight=False, markup=False)
     metrics.update({"dataset": str(dataset), "reader": client.model_for("reader"), "judge": judge_model(settings),
                     "noise_retriever": noise_retriever,
                     "llm_calls": client.accounting.calls})
@@ -247,7 +251,7 @@ def agent(
     from evaluate.output import write_section
     from evaluate.report import write_report
     from evaluate.retrievers import BASELINES, build_retrievers
-    from evaluate.services import judge_model, make_embedder, make_judge_client
+    from evaluate.services import judge_is_reader, judge_model, make_embedder, make_judge_client
 
     names = _csv(retriever)
     unknown = [n for n in names if n not in BASELINES or n == "oracle"]
@@ -260,8 +264,11 @@ def agent(
     retrievers = build_retrievers(names, corpus, lambda: make_embedder(settings))
     with err.status(f"agent: {len(records)} questions x {len(names)} retrievers"):
         metrics, rows = run_agent(records, corpus, retrievers, k, client, settings)
+    same = judge_is_reader(settings)
+    if same:
+        err.print(same, highlight=False, markup=False)
     section = {"dataset": str(dataset), "k": k, "reader": client.model_for("reader"), "judge": judge_model(settings),
-               "settings": metrics,
+               "notes": [same] if same else [], "settings": metrics,
                "llm_calls": client.accounting.calls}
     write_report(write_section(out_dir, "agent", section, rows), out_dir)
     client.raise_if_exhausted()

@@ -157,7 +157,8 @@ def write_report(everything: dict[str, Any], out_dir: Path) -> Path:
         if everything.get(name):
             section = everything[name]
             parts.append(_flat_section(title, section.get("settings", {}), key))
-            parts.append(f"Reader: `{section.get('reader')}`; LLM calls this run: {section.get('llm_calls')}.")
+            parts.append(f"Reader: `{section.get('reader')}`; judge: `{section.get('judge')}`; "
+                         f"LLM calls this run: {section.get('llm_calls')}.")
             for key, basis in (("adaptability", "alias-aware exact match"), ("adaptability_judged", "judged correctness")):
                 if section.get(key):
                     parts.append(f"MIRAGE rates (shares of questions, by {basis}):\n\n" + table(

@@ -63,3 +63,12 @@ def make_judge_client(settings: Any, what: str, **overrides: Any):
     judged = settings.model_copy(deep=True)
     judged.llm.verifier_model = judge_model(settings)
     return make_llm_client(judged, what, **overrides)
+
+
+def judge_is_reader(settings: Any) -> str | None:
+    """A warning when the configured judge is the very model being judged (eval answers / agent)."""
+    reader = settings.llm.reader_model or settings.llm.generator_model
+    if judge_model(settings) == reader:
+        return (f"the judge ({reader}) is the reader being judged: set llm.judge_model (or a verifier_model "
+                "other than the reader) for an independent judge")
+    return None

@@ -8,7 +8,8 @@ Three sources, one shape per question: {"id", "answer", "contexts", "steps"?}.
                  is choices[0].message.content; contexts and steps are read, first found wins,
                  from a top-level "contexts" / "steps" field of the response JSON, the same
                  fields on choices[0].message, or the content itself when it is a JSON object
-                 {"answer", "contexts", "steps"?}.
+                 {"answer", "contexts", "steps"?}. With HOPGRAPH_SYSTEM_API_KEY set, it is
+                 sent as a bearer token.
 --cmd TEMPLATE   a command run once per question, {question_file} replaced by a JSON file
                  {"id", "question"}; no shell. Its stdout is a JSON object {"answer",
                  "contexts", "steps"?}, or plain text taken as the answer with no contexts.
@@ -110,13 +111,17 @@ def _first(*candidates: Any) -> Any:
 
 def endpoint_source(url: str, model: str, timeout: float = 120.0) -> Callable[[str, str], SystemAnswer]:
     """Ask an OpenAI-compatible chat endpoint; see the module docstring for where contexts come from."""
+    import os
+
     import httpx
 
     target = url.rstrip("/") + "/chat/completions"
+    key = os.environ.get("HOPGRAPH_SYSTEM_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
 
     def ask(ident: str, question: str) -> SystemAnswer:
         try:
-            response = httpx.post(target, timeout=timeout, json={
+            response = httpx.post(target, timeout=timeout, headers=headers, json={
                 "model": model, "messages": [{"role": "user", "content": question}]})
             response.raise_for_status()
             body = response.json()

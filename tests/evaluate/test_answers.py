@@ -90,3 +90,13 @@ def test_adaptability_shares_partition_the_questions():
     shares = adaptability(outcomes)
     assert shares == {"noise_vulnerability": 0.25, "context_acceptability": 0.25, "context_insensitivity": 0.25,
                       "context_misinterpretation": 0.25, "n": 4}
+
+
+def test_a_judge_that_is_the_reader_is_named_in_a_note():
+    from evaluate.services import judge_is_reader, judge_model
+    from kg.config import Settings
+
+    settings = Settings()  # reader falls back to the generator, judge to the verifier: both gpt-4o-mini
+    assert "is the reader being judged" in judge_is_reader(settings)
+    settings.llm.judge_model = "a-bigger-model"
+    assert judge_is_reader(settings) is None and judge_model(settings) == "a-bigger-model"
