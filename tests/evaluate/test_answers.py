@@ -96,7 +96,10 @@ def test_a_judge_that_is_the_reader_is_named_in_a_note():
     from evaluate.services import judge_is_reader, judge_model
     from kg.config import Settings
 
-    settings = Settings()  # reader falls back to the generator, judge to the verifier: both gpt-4o-mini
+    settings = Settings()
+    # the defaults: the reader falls back to the generator, the judge to the verifier, both gpt-4o-mini
+    settings.llm.reader_model = settings.llm.judge_model = None
+    settings.llm.generator_model = settings.llm.verifier_model = "gpt-4o-mini"
     assert "is the reader being judged" in judge_is_reader(settings)
     settings.llm.judge_model = "a-bigger-model"
     assert judge_is_reader(settings) is None and judge_model(settings) == "a-bigger-model"
