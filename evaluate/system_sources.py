@@ -182,7 +182,11 @@ class AnswerStore:
         self.source = source
         self.answers: dict[str, SystemAnswer] = {}
         if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            text = self.path.read_text(encoding="utf-8")
+            if text and not text.endswith("\n"):  # a line cut by a killed run: the next one starts afresh
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write("\n")
+            for line in text.splitlines():
                 try:
                     data = json.loads(line)
                     if data.get("source") == source:  # answers of another system are not reused
