@@ -122,6 +122,8 @@ class LLMConfig(Section):
     keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
     # Connection failures in a row after which a run stops (the endpoint is gone).
     breaker_threshold: int = Field(5, ge=1)
+    # Seconds without one answer after which a failing run stops (a stuck endpoint).
+    stall_seconds: float = Field(120.0, gt=0)
     # The model's context window in tokens, for small local models: prompts are
     # sized to fit (the keypoints batch splits) and a prompt that cannot fit is
     # not sent. None: no limit known (hosted models).
@@ -337,7 +339,8 @@ temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
 keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
-breaker_threshold = 5                      # connection failures in a row that stop a run
+breaker_threshold = 5                      # requests in a row without an answer (refused, timed out) that stop a run
+stall_seconds = 120.0                      # a run with no answer for this long stops at its next failure
 # context_window = 8192                    # small local models: prompts are sized to fit
 # [llm.max_tokens]                         # reply tokens per task (defaults in kg/config.py)
 # keypoints_batch = 2048

@@ -60,7 +60,8 @@ def ingest(
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
                         dry_run=dry_run, console=err, profile=profile)
-    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down") else 0)
+    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down")
+                     or report.get("not_ingested") else 0)
 
 
 @app.command()

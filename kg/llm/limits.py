@@ -107,22 +107,38 @@ class AdaptiveLimiter:
 
 
 class CircuitBreaker:
-    """Opens after `threshold` connection failures in a row (any request):
-    the endpoint is gone, so every queued call fails at once instead of each
-    retrying against a dead port. A success in between closes the count."""
+    """Opens when the endpoint has gone away: after `threshold` failures in a
+    row (connection refused or reset, or a read timeout: a server that
+    accepts and never answers is as gone as a closed port), or at a failure
+    once nothing has answered for `stall_seconds` (counted from the last
+    answer, or from the first request when none came). Once open, every
+    queued call fails at once instead of each retrying against a dead
+    endpoint. An answer in between closes the count."""
 
-    def __init__(self, threshold: int) -> None:
+    def __init__(self, threshold: int, stall_seconds: float = 120.0) -> None:
         self.threshold = max(1, threshold)
+        self.stall_seconds = stall_seconds
         self.consecutive = 0
         self.open = False
         self.last_error = ""
+        self.cause = ""
+        self._since: float | None = None  # the last answer, or the first request
+
+    def on_send(self) -> None:
+        if self._since is None:
+            self._since = time.monotonic()
 
     def on_connection_failure(self, error: str) -> None:
+        """A request that got no answer: refused, reset or timed out."""
         self.consecutive += 1
         self.last_error = error
+        silent = time.monotonic() - (self._since if self._since is not None else time.monotonic())
         if self.consecutive >= self.threshold:
-            self.open = True
+            self.open, self.cause = True, f"{self.consecutive} requests in a row got no answer"
+        elif silent >= self.stall_seconds:
+            self.open, self.cause = True, f"no answer for {silent:.0f} s"
 
     def on_answer(self) -> None:
         """The endpoint answered (any HTTP status): it is up."""
         self.consecutive = 0
+        self._since = time.monotonic()

@@ -241,7 +241,7 @@ class Ingestor:
                 marks.append(self._settle(doc.report, result, list(getattr(doc.write.descriptions, "failures", [])),
                                           kp_failures))
         for doc in todo:  # budget spent or endpoint down: left unmarked, the next run redoes them
-            doc.report.reason = "not finished: the run stopped; re-run to continue"
+            doc.report.reason = self.stop_reason() or "the run stopped; re-run to continue"
         write_keypoints(self.store, [r for r in results if r is not None])
         self.store.write("upsert_documents", marks)
         complete = {m["id"] for m in marks if not m["partial"]}

@@ -169,6 +169,15 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
             _stopped(ingestor, console)
         ingestor.entity_process = None
     ingestor.embedder.limit_threads(cores)
+    list_not_started(plan, ingestor.stop_reason())
+
+
+def list_not_started(plan: IngestPlan, reason: str | None) -> None:
+    """A report for every new file the run stopped before: none goes unmentioned."""
+    reported = {r.path for r in plan.reports}
+    why = f"not ingested: {reason}" if reason else "not ingested: the run stopped before it"
+    plan.reports.extend(DocReport(str(path), "not started", why, doc_id=doc_id)
+                        for path, doc_id, _ in plan.todo if str(path) not in reported)
 
 
 def _parse_options(ingestor: Ingestor, todo: list) -> dict[str, int]:
@@ -246,6 +255,7 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTo
     summary = {"files": len(plan.files) + plan.unusable_inputs,
                **{status: sum(r.status == status for r in reports)
                   for status in ("ingested", "unchanged", "partial", "failed")},
+               "not_ingested": sum(r.status in ("pending", "not started") for r in reports),
                "endpoint_down": bool(ingestor.client is not None and ingestor.client.endpoint_down)}
     early_similar, topics = early or (0, None)
     later = ingestor.link_similar()  # documents ingested but not linked (an earlier run's)
@@ -254,7 +264,9 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTo
         topics = write_topics(ingestor.settings, ingestor.store, ingestor.times)
     if topics is not None:
         summary["topics"] = len(topics.ranked)
-        summary.update(write_domain(ingestor.settings, ingestor.store, ingestor.client, topics))
+        # An endpoint that stopped answering is not asked again: the keyword-based domain.
+        client = None if ingestor.stop_reason() else ingestor.client
+        summary.update(write_domain(ingestor.settings, ingestor.store, client, topics))
     summary["embeddings_computed"] = ingestor.embedder.computed
     return summary
 
