@@ -43,8 +43,10 @@ def ingest(
                                               help='Ray cluster to join ("auto", "ray://head:10001"); '
                                                    "default: a local Ray instance."),
     profile: bool = typer.Option(False, "--profile", help="Print seconds and items per stage."),
+    sync: bool = typer.Option(False, "--sync", help="Also remove documents under the given folders whose "
+                                                   "files are gone (their chains are marked stale)."),
 ) -> None:
-    """Read PDFs, markdown and text into the corpus graph."""
+    """Read PDFs, markdown and text into the corpus graph (a changed file replaces its old version)."""
     from kg.pipeline import run_ingest
 
     s = state.settings()
@@ -59,9 +61,18 @@ def ingest(
     llm_notice(s)
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
-                        dry_run=dry_run, console=err, profile=profile)
+                        dry_run=dry_run, console=err, profile=profile, sync=sync)
     raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down")
                      or report.get("not_ingested") else 0)
+
+
+@app.command()
+def remove(paths: list[Path] = typer.Argument(..., help="Document paths (as ingested) or folders of them.")) -> None:
+    """Remove documents from the graph; chains that quoted them are marked stale."""
+    from kg.pipeline.lifecycle import run_remove
+
+    report = run_remove(state.settings(), state.store(), paths, err)
+    raise typer.Exit(1 if report["not_found"] else 0)
 
 
 @app.command()

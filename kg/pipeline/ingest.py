@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.config import Settings
-from kg.ids import sha256_bytes
 from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import estimate_ingest
 from kg.pipeline.files import DocReport, collect_files, failure_report
+from kg.pipeline.lifecycle import CorpusChanges, apply_changes, drop_orphans, plan_documents, print_changes
 from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
 from kg.pipeline.prefetch import Prefetcher
@@ -38,11 +38,12 @@ class IngestPlan:
     # (path, doc id, size) of files whose content is new; the bytes are not
     # kept: a corpus can be larger than memory.
     todo: list[tuple[Path, str, int]] = field(default_factory=list)
+    changes: CorpusChanges = field(default_factory=CorpusChanges)  # moved, replaced and removed documents
 
 
 def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, describe_images=None,
                max_calls=None, budget_tokens=None, no_cache=False, dry_run=False, console=None,
-               client=None, profile: bool = False) -> dict:
+               client=None, profile: bool = False, sync: bool = False) -> dict:
     """Ingest files into the graph; returns the run summary. Idempotent and resumable.
 
     `client` lets a caller (`build`) share one LLM client, and so one budget,
@@ -50,6 +51,7 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     settings.ingest.executor "ray" runs the per-document text work as Ray
     tasks (kg.pipeline.ray_executor); everything else is the same. `profile`
     prints the stage timings (they are in the run manifest either way).
+    `sync` also removes the documents under the given folders whose files are gone.
     """
     from rich.console import Console
 
@@ -64,10 +66,12 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         client = open_client(settings, no_cache=no_cache, max_calls=max_calls,
                              budget_tokens=budget_tokens, dry_run=dry_run)
     started = time.perf_counter()
-    done = {r["id"]: r for r in store.run("document_states")}
-    plan = plan_ingest(settings, [Path(p) for p in paths], done, dry_run)
+    known = store.run("document_paths")
+    roots = [Path(p) for p in paths if Path(p).is_dir()] if sync else None
+    plan = plan_ingest(settings, [Path(p) for p in paths], known, dry_run, roots)
     if dry_run:
-        return estimate_ingest(settings, plan.files, done, do_kp, do_desc, console)
+        return estimate_ingest(settings, plan.files, {r["id"]: r for r in known}, do_kp, do_desc, console)
+    apply_changes(store, plan.changes)  # old versions out before the new ones go in
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     early = None
     try:
@@ -91,24 +95,15 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     return summary
 
 
-def plan_ingest(settings: Settings, paths: list[Path], done: dict, dry_run: bool = False) -> IngestPlan:
-    """Hash every input once; a file whose hash is already `ingested` is unchanged."""
+def plan_ingest(settings: Settings, paths: list[Path], known: list[dict], dry_run: bool = False,
+                sync_roots: list[Path] | None = None) -> IngestPlan:
+    """Hash every input once and sort it against the graph's Documents (kg.pipeline.lifecycle)."""
     files, problems = collect_files(paths, settings.ingest.glob)
     plan = IngestPlan(files, list(problems), len(problems))
     if dry_run:
         return plan
-    for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            plan.reports.append(DocReport(str(path), "failed", f"cannot read: {exc.strerror or exc}"))
-            continue
-        doc_id = sha256_bytes(data)[:16]
-        state = done.get(doc_id, {})
-        if state.get("ingested") and not state.get("partial"):  # a partial document is redone
-            plan.reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
-        else:
-            plan.todo.append((path, doc_id, len(data)))
+    settled, plan.todo, plan.changes = plan_documents(files, known, sync_roots)
+    plan.reports.extend(settled)
     return plan
 
 
@@ -260,7 +255,12 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTo
     early_similar, topics = early or (0, None)
     later = ingestor.link_similar()  # documents ingested but not linked (an earlier run's)
     summary["similar_to"] = early_similar + later
-    if later or (topics is None and new):
+    changes = plan.changes
+    summary.update(moved=len(changes.moved), replaced=len(changes.replaced), removed=len(changes.removed),
+                   duplicate=sum(r.status == "duplicate" for r in reports), stale_chains=changes.stale_chains)
+    if changes.removals:
+        summary["entities_dropped"] = drop_orphans(ingestor.store)
+    if later or (topics is None and (new or changes.removals)):
         topics = write_topics(ingestor.settings, ingestor.store, ingestor.times)
     if topics is not None:
         summary["topics"] = len(topics.ranked)
@@ -272,6 +272,7 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTo
 
 
 def record_run(manifest, client, plan: IngestPlan, summary: dict, console) -> None:
+    print_changes(console, plan.changes)
     print_report(console, plan.reports, summary)
     manifest.set("summary", summary)
     manifest.set("documents", [r.__dict__ for r in plan.reports])
