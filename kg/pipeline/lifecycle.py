@@ -81,7 +81,7 @@ def plan_documents(files: list[Path], known: list[dict], sync_roots: list[Path] 
             reports.append(DocReport(str(item.path), "duplicate", f"same content as {claimed[item.doc_id]}; "
                                      "the graph holds it once", doc_id=item.doc_id))
             continue
-        claimed[item.doc_id] = str(item.path)
+        claimed[item.doc_id] = item.key
         row = by_id.get(item.doc_id)
         if row is None:
             todo.append((item.path, item.doc_id, item.size))
@@ -93,7 +93,6 @@ def plan_documents(files: list[Path], known: list[dict], sync_roots: list[Path] 
         elif _gone(row, current, replaced):
             replaced.pop(row["id"], None)  # its old path now holds other content: this one moved
             changes.moved.append({"id": row["id"], "path": item.key, "old": row["path"]})
-            claimed[item.doc_id] = row["path"]
             reports.append(DocReport(str(item.path), "moved", f"moved from {row['path']}", doc_id=item.doc_id))
             if not row.get("ingested") or row.get("partial"):
                 todo.append((item.path, item.doc_id, item.size))
