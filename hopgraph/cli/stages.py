@@ -23,6 +23,8 @@ TYPES = typer.Option(None, "--types", help=f"Comma-separated chain types: {', '.
 MIN_HOPS = typer.Option(None, "--min-hops", help="Fewest hops a chain may have (2 or more).")
 MAX_HOPS = typer.Option(None, "--max-hops", help="Most hops a chain may have.")
 SEED = typer.Option(None, "--seed", help="Seed of the walks (same seed, same graph: same dataset).")
+WAIT = typer.Option(False, "--wait", help="If another run is writing to the data dir, wait for it to end "
+                                         "instead of stopping.")
 FORMATS = typer.Option(None, "--format", help=f"Comma-separated export formats: {', '.join(EXPORT_FORMATS)}.")
 
 
@@ -45,6 +47,7 @@ def ingest(
     profile: bool = typer.Option(False, "--profile", help="Print seconds and items per stage."),
     sync: bool = typer.Option(False, "--sync", help="Also remove documents under the given folders whose "
                                                    "files are gone (their chains are marked stale)."),
+    wait: bool = WAIT,
 ) -> None:
     """Read PDFs, markdown and text into the corpus graph (a changed file replaces its old version)."""
     from kg.pipeline import run_ingest
@@ -59,6 +62,8 @@ def ingest(
     if ray_address:
         s.ingest.ray_address = ray_address
     llm_notice(s)
+    if not dry_run:
+        state.writer(wait)
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
                         dry_run=dry_run, console=err, profile=profile, sync=sync)
@@ -67,10 +72,12 @@ def ingest(
 
 
 @app.command()
-def remove(paths: list[Path] = typer.Argument(..., help="Document paths (as ingested) or folders of them.")) -> None:
+def remove(paths: list[Path] = typer.Argument(..., help="Document paths (as ingested) or folders of them."),
+           wait: bool = WAIT) -> None:
     """Remove documents from the graph; chains that quoted them are marked stale."""
     from kg.pipeline.lifecycle import run_remove
 
+    state.writer(wait)
     report = run_remove(state.settings(), state.store(), paths, err)
     raise typer.Exit(1 if report["not_found"] else 0)
 
@@ -86,6 +93,7 @@ def generate(
     budget_tokens: Optional[int] = BUDGET_TOKENS,
     no_cache: bool = NO_CACHE,
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate the LLM cost of the next round; spend nothing."),
+    wait: bool = WAIT,
 ) -> None:
     """Walk the graph, verbalize and verify chains, write them back."""
     from builders.chains.generate import run_generate
@@ -93,6 +101,8 @@ def generate(
     s = state.settings()
     _apply_generate_options(s, n, types, min_hops, max_hops, seed)
     llm_notice(s)
+    if not dry_run:
+        state.writer(wait)
     report = run_generate(s, state.store(), max_calls=max_calls, budget_tokens=budget_tokens,
                           no_cache=no_cache, dry_run=dry_run, console=err)
     raise typer.Exit(1 if report.get("llm_unavailable") else 0)
@@ -130,10 +140,11 @@ def _apply_formats(s: Settings, formats: str | None) -> None:
 
 
 @app.command()
-def dedup() -> None:
+def dedup(wait: bool = WAIT) -> None:
     """Group near-duplicate chains with Leiden and keep the best of each group."""
     from builders.dedup import run_dedup
 
+    state.writer(wait)
     report = run_dedup(state.settings(), state.store())
     out.print(f"dedup: {report['chains']} accepted chains, {report['groups']} groups, "
               f"{report['duplicates']} marked duplicate")
@@ -167,6 +178,7 @@ def build(
     max_calls: Optional[int] = MAX_CALLS,
     budget_tokens: Optional[int] = BUDGET_TOKENS,
     no_cache: bool = NO_CACHE,
+    wait: bool = WAIT,
 ) -> None:
     """ingest + generate + dedup + export in one resumable run (one LLM budget for all of it)."""
     from builders.chains.generate import run_generate
@@ -182,6 +194,7 @@ def build(
     _apply_generate_options(s, n, types, min_hops, max_hops, seed)
     _apply_formats(s, formats)
     llm_notice(s)
+    state.writer(wait)
     store = state.store()
     client = open_client(s, max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache)
     ingested = run_ingest(s, store, inputs, console=err, client=client)

@@ -254,7 +254,11 @@ class FalkorStore(GraphStore):
         existing = {(r["label"], p) for r in self.run_text(LIST_INDEXES) for p in r["properties"]}
         for label in INDEXED_LABELS:
             if (label, "id") not in existing:
-                self.run_text(CREATE_INDEX.format(label=label))
+                try:
+                    self.run_text(CREATE_INDEX.format(label=label))
+                except StoreError as exc:  # another process on a fresh dir made it first
+                    if "already indexed" not in str(exc):
+                        raise
 
     def ensure_vector_index(self, label: str, prop: str, dim: int) -> None:
         existing = self.run_text(LIST_INDEXES)
