@@ -252,13 +252,17 @@ def load_settings(path: Path | None = None) -> Settings:
     Raises ConfigError with one line naming the file and the key on any
     malformed file, unknown key or bad value.
     """
+    named = path is not None or "HOPGRAPH_CONFIG" in os.environ  # a file the user named must exist
     path = path or Path(os.environ.get("HOPGRAPH_CONFIG", CONFIG_FILE))
     data: dict = {}
+    if named and not path.is_file():
+        raise ConfigError(f"{path}: no such config file" + (" (a folder)" if path.is_dir() else ""))
     if path.is_file():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        resolve_paths(data, path.resolve().parent)
     try:
         return Settings(**data)
     except ValidationError as exc:
@@ -271,6 +275,24 @@ def load_settings(path: Path | None = None) -> Settings:
         if env_name in os.environ:
             raise ConfigError(f"environment {env_name}: {msg}") from None
         raise ConfigError(f"{path}: {key}: {msg}") from None
+
+
+# Keys holding paths: relative values in a config file mean "beside the file".
+PATH_KEYS = (("store", "data_dir"), ("embeddings", "cache_dir"), ("llm", "prompts_dir"))
+
+
+def resolve_paths(data: dict, folder: Path) -> None:
+    """Relative paths of a config file resolved against the file's folder, so
+    `cd elsewhere && hopgraph -c project/hopgraph.toml stats` opens the
+    project's graph; the data dir does so even when the file leaves it unset."""
+    store = data.get("store")
+    if isinstance(store, dict) or store is None:
+        data.setdefault("store", {}).setdefault("data_dir", str(StoreConfig().data_dir))
+    for section, key in PATH_KEYS:
+        values = data.get(section)
+        if isinstance(values, dict) and isinstance(values.get(key), str):
+            value = Path(values[key]).expanduser()
+            values[key] = str(value if value.is_absolute() else folder / value)
 
 
 DEFAULT_TOML = """\

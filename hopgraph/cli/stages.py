@@ -181,8 +181,6 @@ def build(
     wait: bool = WAIT,
 ) -> None:
     """ingest + generate + dedup + export in one resumable run (one LLM budget for all of it)."""
-    from builders.chains.generate import run_generate
-    from builders.dedup import run_dedup
     from builders.export import run_export
     from kg.llm.client import open_client
     from kg.pipeline import run_ingest
@@ -198,15 +196,43 @@ def build(
     store = state.store()
     client = open_client(s, max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache)
     ingested = run_ingest(s, store, inputs, console=err, client=client)
-    generated = run_generate(s, store, console=err, client=client)
-    if generated.get("llm_unavailable"):
-        raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
-    deduped = run_dedup(s, store)
-    out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
+    generate_distinct(s, store, client)
     exported = run_export(s, store, out_dir)
     out.print(f"dataset: {exported['records']} records -> {exported['path']}")
     _print_graph_location(s, store)
     raise typer.Exit(1 if ingested.get("failed") or ingested.get("partial") else 0)
+
+
+MAX_TOP_UPS = 5  # generate + dedup rounds after the first; each must add a distinct chain
+
+
+def generate_distinct(s: Settings, store, client) -> int:
+    """Generate, dedup, and top up until [generate] n distinct accepted chains
+    (the records the dataset gets) exist or a round adds none (the graph ran
+    dry); says which. Returns the distinct chains."""
+    from builders.chains.generate import run_generate
+    from builders.dedup import run_dedup
+
+    want = s.generate.n
+    distinct = 0
+    for _ in range(1 + MAX_TOP_UPS):
+        generated = run_generate(s, store, console=err, client=client)
+        if generated.get("llm_unavailable"):
+            raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
+        deduped = run_dedup(s, store)
+        out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
+        before, distinct = distinct, store.run("count_distinct_accepted")[0]["n"]
+        added = sum(generated.get("accepted_by_type", {}).values())
+        if distinct >= want or added == 0 or distinct <= before:
+            break
+        err.print(f"build: {distinct} distinct chains of {want} after dedup; generating {want - distinct} more",
+                  highlight=False)
+    if distinct >= want:
+        out.print(f"build: {distinct} distinct chains, as asked (--n {want})")
+    else:
+        out.print(f"build: {distinct} distinct chains of {want} asked: the graph ran dry "
+                  "(no new candidate passes verification and dedup)")
+    return distinct
 
 
 def _print_graph_location(s: Settings, store) -> None:
