@@ -292,7 +292,14 @@ class Ingestor:
                     report.status, report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
         self._pending.clear()
 
-    def close(self) -> None:
+    def close(self, exc: BaseException | None = None) -> None:
+        """After the documents' LLM work, or at once when `exc` is an interrupt (Ctrl-C, SIGTERM):
+        the documents not marked `ingested` are redone by the next run."""
+        from kg.processes import interrupted
+
+        if interrupted(exc):
+            self._llm_worker.shutdown(wait=False, cancel_futures=True)
+            return
         self.drain()
         self._llm_worker.shutdown()
 

@@ -82,8 +82,10 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         else:
             ingest_documents(ingestor, plan, console)
         early = link_written(ingestor, plan)  # while the last keypoints are asked for
-    finally:
-        ingestor.close()
+    except BaseException as exc:
+        ingestor.close(exc)  # interrupted: the queued LLM work is dropped, what is written stays
+        raise
+    ingestor.close()
     summary = link_corpus(ingestor, plan, early)
     ingestor.times.add("embed", ingestor.embedder.model_seconds, ingestor.embedder.computed)
     if client is not None:
@@ -216,8 +218,10 @@ def _entity_process(ingestor: Ingestor, todo: list, cores: int) -> Iterator[Enti
     entities = EntityProcess(ingestor.settings.entities.spacy_model, ingestor.settings.entities.batch_size)
     try:
         yield entities
-    finally:
-        entities.close()
+    except BaseException as exc:
+        entities.close(exc)
+        raise
+    entities.close()
 
 
 def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prepared=None) -> DocReport:
