@@ -25,6 +25,7 @@ from kg.pipeline.lifecycle import CorpusChanges, apply_changes, drop_orphans, pl
 from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
 from kg.pipeline.prefetch import Prefetcher
+from kg.pipeline.progress import Progress
 from kg.pipeline.report import print_report
 
 PARSE_AHEAD = 2  # groups parsed ahead of the one being embedded
@@ -126,7 +127,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
         ingestor.warm_up(extractor=not _uses_entity_process(todo, cores))
     with Prefetcher(ingestor.assets_dir, len(todo) > 1, **_parse_options(ingestor, todo)) as parser, \
             _entity_process(ingestor, todo, cores) as entities, \
-            tqdm(total=len(todo), desc="ingest", unit="file", disable=None) as bar:
+            _Bar(tqdm(total=len(todo), desc="ingest", unit="file", disable=None), Progress(console, todo)) as bar:
         ingestor.entity_process = entities
         in_flight: StartedGroup | None = None
         for i, group in enumerate(groups):
@@ -143,10 +144,10 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
                                                                      for p, _, _ in following)
             ingestor.embedder.limit_threads(cores - 1 if busy_beside else cores)
             grouped = entities is not None or len(group) > 1
+            bar.working_on([path for path, _, _ in group])
             started = start_group(ingestor, group, parses) if grouped else None
             if in_flight is not None:
-                bar.update(len(in_flight.group))
-                plan.reports.extend(finish_group(ingestor, in_flight))
+                plan.reports.extend(bar.done(finish_group(ingestor, in_flight)))
                 in_flight = None
                 if _stopped(ingestor, console):
                     break  # the group just started is left for the next run
@@ -156,13 +157,11 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
                 submit_entities(started, entities)
                 in_flight = started
             else:
-                plan.reports.append(_ingest_one(ingestor, group[0][0], group[0][1], parses[0]))
-                bar.update(1)
+                plan.reports.extend(bar.done([_ingest_one(ingestor, group[0][0], group[0][1], parses[0])]))
                 if _stopped(ingestor, console):
                     break
         if in_flight is not None:
-            plan.reports.extend(finish_group(ingestor, in_flight))
-            bar.update(len(in_flight.group))
+            plan.reports.extend(bar.done(finish_group(ingestor, in_flight)))
             _stopped(ingestor, console)
         ingestor.entity_process = None
     ingestor.embedder.limit_threads(cores)
@@ -189,11 +188,43 @@ def _parse_options(ingestor: Ingestor, todo: list) -> dict[str, int]:
     return options
 
 
+HUGE_BYTES = 4_000_000  # a file this large takes minutes: the others are not kept waiting for it
+
+
 def plan_order(todo: list[tuple[Path, str, int]]) -> list[tuple[Path, str, int]]:
     """Largest file first: the first is parsed while the models load, and the
     run ends on small files, whose keypoint calls (the tail no compute
-    overlaps) are few. Ties by path, so every executor writes in one order."""
-    return sorted(todo, key=lambda item: (-item[2], str(item[0])))
+    overlaps) are few. Huge files (HUGE_BYTES) go last, smallest first, so
+    a run stopped early (a time limit, Ctrl-C) has written the small files
+    rather than part of one huge file. Ties by path, so every executor
+    writes in one order."""
+    huge = [item for item in todo if item[2] > HUGE_BYTES]
+    rest = [item for item in todo if item[2] <= HUGE_BYTES]
+    return (sorted(rest, key=lambda item: (-item[2], str(item[0])))
+            + sorted(huge, key=lambda item: (item[2], str(item[0]))))
+
+
+class _Bar:
+    """The tqdm bar (a terminal) and the progress lines (anything else) as one."""
+
+    def __init__(self, bar, progress: Progress) -> None:
+        self.bar, self.progress = bar, progress
+
+    def __enter__(self) -> "_Bar":
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)
+        self.bar.close()
+
+    def working_on(self, paths: list) -> None:
+        self.progress.working_on(paths)
+
+    def done(self, reports: list[DocReport]) -> list[DocReport]:
+        self.bar.update(len(reports))
+        self.progress.finished(reports)
+        return reports
 
 
 def _stopped(ingestor: Ingestor, console) -> bool:
