@@ -29,6 +29,19 @@ WITH DISTINCT c, r
 SET c.stale_from = c.status, c.status = 'stale', c.stale_reason = r.reason
 RETURN count(c) AS chains
 
+// name: release_stale_duplicates
+// A stale chain leaves dedup: its DUPLICATE_OF edges go (dedup's clear_duplicates
+// would otherwise set it back to accepted), and a chain that was a duplicate of
+// it only is accepted again, for the next dedup to group afresh.
+MATCH (:Chain {status: 'stale'})-[e:DUPLICATE_OF]-(:Chain)
+WITH DISTINCT e
+DELETE e
+WITH count(*) AS removed
+MATCH (other:Chain {status: 'duplicate'})
+WHERE NOT (other)-[:DUPLICATE_OF]->(:Chain)
+SET other.status = 'accepted'
+RETURN count(other) AS released
+
 // name: delete_document_keypoints
 UNWIND $rows AS r
 MATCH (:Document {id: r.id})<-[:PART_OF]-()-[:HAS_KEYPOINT]->(k:Keypoint)

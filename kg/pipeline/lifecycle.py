@@ -134,6 +134,7 @@ def remove_documents(store, docs: list[dict]) -> int:
         return 0
     rows = [{"id": d["id"], "reason": d["reason"]} for d in docs]
     stale = sum(r["chains"] for r in store.run("mark_chains_stale", {"rows": rows}))
+    store.run("release_stale_duplicates")
     for query in ("delete_document_keypoints", "delete_document_parts", "delete_documents"):
         store.write(query, rows)
     return stale

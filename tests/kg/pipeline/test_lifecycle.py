@@ -112,6 +112,11 @@ def test_changed_renamed_duplicate_and_synced_files(corpus):
     assert f"renamed_{renamed.name}" in twin_line and "same content" in twin_line
     assert any(f"moved from docs/{renamed.name}" in l for l in out.lines)
     assert_consistent(store)
+    from builders.dedup import run_dedup
+
+    run_dedup(settings, store)  # dedup regroups: a stale chain never comes back as accepted
+    assert {r["id"] for r in q(store, "MATCH (c:Chain {status: 'stale'}) RETURN c.id AS id")} == stale
+    assert not q(store, "MATCH (c:Chain {status: 'stale'})-[:DUPLICATE_OF]-() RETURN c.id AS id")
 
     again = run_ingest(settings, store, [root / "docs"], console=Console(), sync=True)
     assert again["ingested"] == 0 and again["replaced"] == 0 and again["removed"] == 0
@@ -135,3 +140,30 @@ def test_export_skips_stale_chains(corpus, tmp_path):
     assert not [w for w in report["warnings"] if "status" in w]  # stale is a known status, not a surprise
     assert not q(store, "MATCH (d:Document {path: $p}) RETURN d.id AS id", p=path)
     assert_consistent(store)
+
+
+def test_stale_chains_leave_dedup_and_their_duplicates_come_back(falkor_store):
+    """Chain A (kept) quotes doc1, B is A's duplicate quoting doc2, C quotes doc1 and is a
+    duplicate of D (doc2). Removing doc1: A and C stale, their DUPLICATE_OF edges gone,
+    B accepted again (for the next dedup), D untouched; dedup's reset cannot revive A or C."""
+    from kg.pipeline.lifecycle import remove_documents
+
+    s = falkor_store
+    s.run_text("CREATE (:Document {id: 'd1', path: 'one.md'}), (:Document {id: 'd2', path: 'two.md'})")
+    s.run_text("MATCH (d1:Document {id: 'd1'}), (d2:Document {id: 'd2'}) "
+               "CREATE (:Chunk {id: 'c1'})-[:PART_OF]->(d1), (:Chunk {id: 'c2'})-[:PART_OF]->(d2)")
+    for chain, chunk, status in (("A", "c1", "accepted"), ("B", "c2", "duplicate"),
+                                 ("C", "c1", "duplicate"), ("D", "c2", "accepted")):
+        s.run_text("MATCH (c:Chunk {id: $chunk}) CREATE (:Chain {id: $id, status: $status})"
+                   "-[:HAS_HOP]->(:Hop {id: $id + ':0'})-[:USES]->(c)", {"id": chain, "chunk": chunk, "status": status})
+    s.run_text("MATCH (a:Chain {id: 'A'}), (b:Chain {id: 'B'}), (c:Chain {id: 'C'}), (d:Chain {id: 'D'}) "
+               "CREATE (b)-[:DUPLICATE_OF]->(a), (c)-[:DUPLICATE_OF]->(d)")
+
+    stale = remove_documents(s, [{"id": "d1", "reason": "one.md was removed"}])
+
+    status = {r["id"]: r["status"] for r in s.run_text("MATCH (c:Chain) RETURN c.id AS id, c.status AS status")}
+    assert stale == 2 and status == {"A": "stale", "B": "accepted", "C": "stale", "D": "accepted"}
+    assert not s.run_text("MATCH ()-[e:DUPLICATE_OF]->() RETURN count(e) AS n")[0]["n"]
+    s.run("clear_duplicates")
+    assert s.run_text("MATCH (c:Chain {status: 'stale'}) RETURN count(c) AS n")[0]["n"] == 2
+    assert not s.run_text("MATCH (n) WHERE n.id IN ['d1', 'c1'] RETURN n.id AS id")
