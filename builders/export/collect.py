@@ -29,14 +29,14 @@ def build_records(store: Any, settings: Any, out_dir: Path,
 
     chains = [row["chain"] for row in store.run("chains_for_export")]
     chains.sort(key=_chain_order)
-    skipped = {"rejected": 0, "duplicate": 0, "stale": 0, "other": 0}
+    skipped = {"rejected": 0, "duplicate": 0, "other": 0}
     selected = []
     for chain in chains:
         status = chain.get("status")
         if status in wanted:
             selected.append(chain)
         elif status in ("rejected", "duplicate", "stale"):  # stale: quoted a document since changed or removed
-            skipped[status] += 1
+            skipped[status] = skipped.get(status, 0) + 1
         else:
             skipped["other"] += 1
             warnings.append(f"chain {chain.get('id')}: unknown status {status!r}, not exported")
