@@ -110,8 +110,9 @@ class CircuitBreaker:
     """Opens when the endpoint has gone away: after `threshold` failures in a
     row (connection refused or reset, or a read timeout: a server that
     accepts and never answers is as gone as a closed port), or at a failure
-    once nothing has answered for `stall_seconds` (counted from the last
-    answer, or from the first request when none came). Once open, every
+    once nothing has answered for `stall_seconds` (counted from the first
+    request sent since the last answer, so time the run spent computing
+    between calls is not silence). Once open, every
     queued call fails at once instead of each retrying against a dead
     endpoint. An answer in between closes the count."""
 
@@ -122,17 +123,18 @@ class CircuitBreaker:
         self.open = False
         self.last_error = ""
         self.cause = ""
-        self._since: float | None = None  # the last answer, or the first request
+        self._waiting_since: float | None = None  # the first request sent since the last answer
 
     def on_send(self) -> None:
-        if self._since is None:
-            self._since = time.monotonic()
+        if self._waiting_since is None:
+            self._waiting_since = time.monotonic()
 
     def on_connection_failure(self, error: str) -> None:
         """A request that got no answer: refused, reset or timed out."""
         self.consecutive += 1
         self.last_error = error
-        silent = time.monotonic() - (self._since if self._since is not None else time.monotonic())
+        now = time.monotonic()
+        silent = now - (self._waiting_since if self._waiting_since is not None else now)
         if self.consecutive >= self.threshold:
             self.open, self.cause = True, f"{self.consecutive} requests in a row got no answer"
         elif silent >= self.stall_seconds:
@@ -141,4 +143,4 @@ class CircuitBreaker:
     def on_answer(self) -> None:
         """The endpoint answered (any HTTP status): it is up."""
         self.consecutive = 0
-        self._since = time.monotonic()
+        self._waiting_since = None

@@ -171,7 +171,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
 def list_not_started(plan: IngestPlan, reason: str | None) -> None:
     """A report for every new file the run stopped before: none goes unmentioned."""
     reported = {r.path for r in plan.reports}
-    why = f"not ingested: {reason}" if reason else "not ingested: the run stopped before it"
+    why = reason or "the run stopped before it; re-run to continue"
     plan.reports.extend(DocReport(str(path), "not started", why, doc_id=doc_id)
                         for path, doc_id, _ in plan.todo if str(path) not in reported)
 

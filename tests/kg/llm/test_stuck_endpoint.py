@@ -47,15 +47,18 @@ def test_no_answer_for_stall_seconds_opens_the_breaker(tmp_path):
     assert "no answer for" in client.down_message()
 
 
-def test_an_answer_resets_the_stall_clock():
+def test_the_stall_clock_runs_only_while_requests_wait():
     from kg.llm.limits import CircuitBreaker
 
     breaker = CircuitBreaker(threshold=100, stall_seconds=0.2)
     breaker.on_send()
     time.sleep(0.25)
     breaker.on_answer()
-    breaker.on_connection_failure("timeout")
-    assert not breaker.open  # answered just now
+    time.sleep(0.25)  # the run computes between calls: not silence
+    breaker.on_send()
+    breaker.on_connection_failure("connection reset")
+    assert not breaker.open
     time.sleep(0.25)
+    breaker.on_send()  # a retry: the clock runs from the first unanswered request
     breaker.on_connection_failure("timeout")
     assert breaker.open and breaker.cause.startswith("no answer for")
