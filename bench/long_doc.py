@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "text"
+if not CORPUS.is_dir():  # run from a worktree: the shared corpus beside the main checkout
+    CORPUS = Path("/work/shared/corpus/text")
 DEFAULT_SOURCES = [CORPUS / "wiki_hotpotqa_train100", CORPUS / "docling_docs"]
 HOPGRAPH = str(Path(sys.executable).parent / "hopgraph")
 
