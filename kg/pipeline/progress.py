@@ -56,7 +56,7 @@ class Progress:
         elapsed = time.monotonic() - self.started
         mb_done, mb_total = self.done_bytes / 1e6, self.total_bytes / 1e6
         working = ", ".join(self.current[:3]) + (f" and {len(self.current) - 3} more" if len(self.current) > 3 else "")
-        return (f"ingest: {self.done_files}/{self.total_files} files, {mb_done:.1f}/{mb_total:.1f} MB, "
+        return (f"ingest: {self.done_files}/{self.total_files} files, {mb_done:.2f}/{mb_total:.2f} MB, "
                 f"{elapsed:.0f} s" + (f"; working on {working}" if working else ""))
 
     def _status_loop(self) -> None:

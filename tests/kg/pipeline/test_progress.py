@@ -29,7 +29,7 @@ def test_a_line_per_file_and_a_periodic_status_line():
         time.sleep(0.5)  # a long file: status lines while nothing finishes
         progress.finished([DocReport("a.txt", "pending", chunks=7)])
     status = [l for l in console.lines if l.startswith("ingest: 0/2 files")]
-    assert len(status) >= 1 and "working on a.txt" in status[0] and "0.0/1.5 MB" in status[0]
+    assert len(status) >= 1 and "working on a.txt" in status[0] and "0.00/1.50 MB" in status[0]
     assert any(l.startswith("[1/2] written a.txt: 7 chunks") for l in console.lines)
 
 
