@@ -75,18 +75,20 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     apply_changes(store, plan.changes)  # old versions out before the new ones go in
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     early = None
-    try:
-        if settings.ingest.executor == "ray" and plan.todo:
-            from kg.pipeline.ray_executor import ingest_documents_on_ray
+    with Progress(console, plan.todo) as progress:  # status lines until the last keypoints are in
+        try:
+            if settings.ingest.executor == "ray" and plan.todo:
+                from kg.pipeline.ray_executor import ingest_documents_on_ray
 
-            ingest_documents_on_ray(ingestor, plan, console)
-        else:
-            ingest_documents(ingestor, plan, console)
-        early = link_written(ingestor, plan)  # while the last keypoints are asked for
-    except BaseException as exc:
-        ingestor.close(exc)  # interrupted: the queued LLM work is dropped, what is written stays
-        raise
-    ingestor.close()
+                ingest_documents_on_ray(ingestor, plan, console)
+            else:
+                ingest_documents(ingestor, plan, console, progress)
+            progress.working_on([], "similarity and topics; keypoints of the files written")
+            early = link_written(ingestor, plan)  # while the last keypoints are asked for
+        except BaseException as exc:
+            ingestor.close(exc)  # interrupted: the queued LLM work is dropped, what is written stays
+            raise
+        ingestor.close()
     summary = link_corpus(ingestor, plan, early)
     ingestor.times.add("embed", ingestor.embedder.model_seconds, ingestor.embedder.computed)
     if client is not None:
@@ -110,7 +112,7 @@ def plan_ingest(settings: Settings, paths: list[Path], known: list[dict], dry_ru
     return plan
 
 
-def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
+def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console, progress: Progress | None = None) -> None:
     """Each new document, largest first (plan_order), in groups (kg.pipeline.groups): small
     files prepared and written together, a large one alone. Two groups are in
     flight: while one's entities are found in the entity process, the next is
@@ -127,7 +129,8 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
         ingestor.warm_up(extractor=not _uses_entity_process(todo, cores))
     with Prefetcher(ingestor.assets_dir, len(todo) > 1, **_parse_options(ingestor, todo)) as parser, \
             _entity_process(ingestor, todo, cores) as entities, \
-            _Bar(tqdm(total=len(todo), desc="ingest", unit="file", disable=None), Progress(console, todo)) as bar:
+            _Bar(tqdm(total=len(todo), desc="ingest", unit="file", disable=None),
+                 progress or Progress(console, todo, interactive=True)) as bar:
         ingestor.entity_process = entities
         in_flight: StartedGroup | None = None
         for i, group in enumerate(groups):
@@ -211,11 +214,9 @@ class _Bar:
         self.bar, self.progress = bar, progress
 
     def __enter__(self) -> "_Bar":
-        self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(*exc)
         self.bar.close()
 
     def working_on(self, paths: list) -> None:

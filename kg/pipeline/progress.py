@@ -22,6 +22,7 @@ class Progress:
         self.done_files = 0
         self.done_bytes = 0
         self.current: list[str] = []
+        self.phase = ""  # after the files: what the run is finishing
         self.started = time.monotonic()
         self.quiet = sys.stderr.isatty() if interactive is None else interactive
         self.status_seconds = status_seconds
@@ -37,8 +38,9 @@ class Progress:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
 
-    def working_on(self, paths: list) -> None:
+    def working_on(self, paths: list, phase: str = "") -> None:
         self.current = [str(p) for p in paths]
+        self.phase = phase
 
     def finished(self, reports: list) -> None:
         """A line per finished file: its status, chunks and the run's count so far."""
@@ -57,7 +59,8 @@ class Progress:
         mb_done, mb_total = self.done_bytes / 1e6, self.total_bytes / 1e6
         working = ", ".join(self.current[:3]) + (f" and {len(self.current) - 3} more" if len(self.current) > 3 else "")
         return (f"ingest: {self.done_files}/{self.total_files} files, {mb_done:.2f}/{mb_total:.2f} MB, "
-                f"{elapsed:.0f} s" + (f"; working on {working}" if working else ""))
+                f"{elapsed:.0f} s" + (f"; working on {working}" if working else "")
+                + (f"; {self.phase}" if self.phase else ""))
 
     def _status_loop(self) -> None:
         while not self._stop.wait(self.status_seconds):
