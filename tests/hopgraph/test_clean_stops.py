@@ -71,7 +71,7 @@ def test_interrupt_is_quiet_says_how_to_resume_and_stops_the_server(tmp_path, si
     assert _gone_within([server_pid, *workers], 10), "server or workers left behind"
     again = hopgraph(["ingest", "docs"], tmp_path, timeout=300)  # resumes: nothing twice, nothing lost
     assert again.returncode == 0, again.stderr
-    summary = next(l for l in again.stderr.splitlines() if l.startswith("ingest: "))
+    summary = next(l for l in again.stderr.splitlines() if l.startswith("ingest: ") and " new, " in l)
     new, unchanged = (int(summary.split(" new")[0].split()[-1]), int(summary.split(" unchanged")[0].split()[-1]))
     assert new + unchanged == 60
 
