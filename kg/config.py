@@ -123,6 +123,8 @@ class LLMConfig(Section):
     keypoints_batch: int = Field(8, ge=1)  # passages per keypoint call (1: one call per chunk)
     # Connection failures in a row after which a run stops (the endpoint is gone).
     breaker_threshold: int = Field(5, ge=1)
+    # Seconds without one answer after which a failing run stops (a stuck endpoint).
+    stall_seconds: float = Field(120.0, gt=0)
     # The model's context window in tokens, for small local models: prompts are
     # sized to fit (the keypoints batch splits) and a prompt that cannot fit is
     # not sent. None: no limit known (hosted models).
@@ -252,13 +254,17 @@ def load_settings(path: Path | None = None) -> Settings:
     Raises ConfigError with one line naming the file and the key on any
     malformed file, unknown key or bad value.
     """
+    named = path is not None or "HOPGRAPH_CONFIG" in os.environ  # a file the user named must exist
     path = path or Path(os.environ.get("HOPGRAPH_CONFIG", CONFIG_FILE))
     data: dict = {}
+    if named and not path.is_file():
+        raise ConfigError(f"{path}: no such config file" + (" (a folder)" if path.is_dir() else ""))
     if path.is_file():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        resolve_paths(data, path.resolve().parent)
     try:
         return Settings(**data)
     except ValidationError as exc:
@@ -271,6 +277,24 @@ def load_settings(path: Path | None = None) -> Settings:
         if env_name in os.environ:
             raise ConfigError(f"environment {env_name}: {msg}") from None
         raise ConfigError(f"{path}: {key}: {msg}") from None
+
+
+# Keys holding paths: relative values in a config file mean "beside the file".
+PATH_KEYS = (("store", "data_dir"), ("embeddings", "cache_dir"), ("llm", "prompts_dir"))
+
+
+def resolve_paths(data: dict, folder: Path) -> None:
+    """Relative paths of a config file resolved against the file's folder, so
+    `cd elsewhere && hopgraph -c project/hopgraph.toml stats` opens the
+    project's graph; the data dir does so even when the file leaves it unset."""
+    store = data.get("store")
+    if isinstance(store, dict) or store is None:
+        data.setdefault("store", {}).setdefault("data_dir", str(StoreConfig().data_dir))
+    for section, key in PATH_KEYS:
+        values = data.get(section)
+        if isinstance(values, dict) and isinstance(values.get(key), str):
+            value = Path(values[key]).expanduser()
+            values[key] = str(value if value.is_absolute() else folder / value)
 
 
 DEFAULT_TOML = """\
@@ -340,7 +364,8 @@ temperature = 0.0
 # prompts_dir = "my_prompts"               # your own prompt files, same names as kg/prompts/
 cache = true
 keypoints_batch = 8                        # passages per keypoint call (1: one call per chunk)
-breaker_threshold = 5                      # connection failures in a row that stop a run
+breaker_threshold = 5                      # requests in a row without an answer (refused, timed out) that stop a run
+stall_seconds = 120.0                      # a run with no answer for this long stops at its next failure
 # context_window = 8192                    # small local models: prompts are sized to fit
 # [llm.max_tokens]                         # reply tokens per task (defaults in kg/config.py)
 # keypoints_batch = 2048

@@ -40,6 +40,7 @@ class GenerateReport:
     infeasible: dict[str, str] = field(default_factory=dict)
     llm_failed: Counter = field(default_factory=Counter)  # reason -> chains left for the next run
     llm_unavailable: str = ""
+    stopped: bool = False  # budget spent or endpoint unavailable, not the graph run dry
     candidates: int = 0
     already: int = 0
     llm: dict = field(default_factory=dict)
@@ -117,14 +118,13 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     manifest = RunManifest(settings.store.data_dir, "generate", config=settings)
     cfg = settings.generate
     existing = store.run("chain_ids")
-    # Chains that dedup later marked duplicate still count: they passed
-    # verification, and topping them up again would make every re-run of
-    # `build` generate more (N is verified chains generated, before dedup).
-    accepted_now = Counter(r["graph_type"] for r in existing if r["status"] in ("accepted", "duplicate"))
+    # N is the records the user gets: chains dedup marked duplicate (or the
+    # lifecycle marked stale) do not count, so a re-run tops them up.
+    accepted_now = Counter(r["graph_type"] for r in existing if r["status"] == "accepted")
     report = GenerateReport(already=sum(accepted_now.values()))
     need = cfg.n - report.already
     if need <= 0:
-        console.print(f"generate: {report.already} verified chains already (n={cfg.n}); nothing to do")
+        console.print(f"generate: {report.already} distinct verified chains already (n={cfg.n}); nothing to do")
         return report.to_dict()
     view = load_corpus_view(store)
     if not view.chunk_ids:
@@ -201,9 +201,10 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
                 raise BudgetExhausted("LLM budget reached; chains generated so far are saved")
     except BudgetExhausted as exc:
         run.console.print(f"generate: stopped: {exc}")
+        run.report.stopped = True
     except LLMUnavailable as exc:
         run.console.print(f"generate: stopped: {exc}")
-        run.report.llm_unavailable = str(exc)
+        run.report.llm_unavailable, run.report.stopped = str(exc), True
     finally:
         bar.close()
     return run.need
@@ -322,5 +323,6 @@ def _print_summary(console, report: GenerateReport, missing: int) -> None:
         console.print(f"  LLM per accepted chain: {t.get('calls', 0) / total:.2f} calls, "
                       f"{(t.get('tokens_in', 0) + t.get('tokens_out', 0)) / total:.0f} tokens", highlight=False)
     if missing > 0:
-        console.print(f"  {missing} fewer than asked: the graph ran out of new candidates that pass verification",
-                      highlight=False)
+        why = (f"the run stopped ({report.llm_unavailable or 'LLM budget reached'}); re-run to continue"
+               if report.stopped else "the graph ran out of new candidates that pass verification")
+        console.print(f"  {missing} fewer than asked: {why}", highlight=False)

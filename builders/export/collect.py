@@ -36,8 +36,8 @@ def build_records(store: Any, settings: Any, out_dir: Path,
         status = chain.get("status")
         if status in wanted:
             selected.append(chain)
-        elif status in ("rejected", "duplicate"):
-            skipped[status] += 1
+        elif status in ("rejected", "duplicate", "stale"):  # stale: quoted a document since changed or removed
+            skipped[status] = skipped.get(status, 0) + 1
         else:
             skipped["other"] += 1
             warnings.append(f"chain {chain.get('id')}: unknown status {status!r}, not exported")

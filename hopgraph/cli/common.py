@@ -27,6 +27,7 @@ class State:
     backend: str | None = None
     _settings: Settings | None = None
     _store = None
+    _lock = None
 
     def settings(self) -> Settings:
         if self._settings is None:
@@ -37,6 +38,15 @@ class State:
                 s.store.backend = self.backend  # type: ignore[assignment]
             self._settings = s
         return self._settings
+
+    def writer(self, wait: bool = False) -> None:
+        """Hold the data dir's writer lock until this process ends (kg.store.writer_lock)."""
+        from kg.store.writer_lock import WriterLock
+
+        if self._lock is None or not self._lock.held:
+            self._lock = WriterLock(self.settings().store.data_dir)
+            self._lock.acquire(wait, on_wait=lambda holder: err.print(
+                f"waiting for the run writing to {self.settings().store.data_dir}: {holder}", highlight=False))
 
     def store(self):
         if self._store is None:

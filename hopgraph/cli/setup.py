@@ -35,10 +35,30 @@ def config_show(as_json: bool = typer.Option(False, "--json")) -> None:
     if as_json:
         out.print_json(data=data)
         return
-    for section, values in data.items():
-        out.print(f"[{section}]", markup=False, highlight=False)
+    out.print(toml_text(data), markup=False, highlight=False, end="")
+
+
+def toml_text(data: dict) -> str:
+    """Settings as TOML that tomllib reads back: unset keys as comments, maps as sub-tables."""
+    lines: list[str] = []
+
+    def table(name: str, values: dict) -> None:
+        lines.append(f"[{name}]")
+        nested = []
         for key, value in values.items():
-            out.print(f"{key} = {json.dumps(value)}", highlight=False)
+            if value is None:
+                lines.append(f"# {key} = (unset)")
+            elif isinstance(value, dict):
+                nested.append((f"{name}.{key}", value))
+            else:
+                lines.append(f"{key} = {json.dumps(value)}")  # JSON strings, numbers, lists are TOML too
+        lines.append("")
+        for sub, sub_values in nested:
+            table(sub, sub_values)
+
+    for section, values in data.items():
+        table(section, values)
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- db

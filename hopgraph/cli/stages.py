@@ -23,6 +23,8 @@ TYPES = typer.Option(None, "--types", help=f"Comma-separated chain types: {', '.
 MIN_HOPS = typer.Option(None, "--min-hops", help="Fewest hops a chain may have (2 or more).")
 MAX_HOPS = typer.Option(None, "--max-hops", help="Most hops a chain may have.")
 SEED = typer.Option(None, "--seed", help="Seed of the walks (same seed, same graph: same dataset).")
+WAIT = typer.Option(False, "--wait", help="If another run is writing to the data dir, wait for it to end "
+                                         "instead of stopping.")
 FORMATS = typer.Option(None, "--format", help=f"Comma-separated export formats: {', '.join(EXPORT_FORMATS)}.")
 
 
@@ -43,8 +45,11 @@ def ingest(
                                               help='Ray cluster to join ("auto", "ray://head:10001"); '
                                                    "default: a local Ray instance."),
     profile: bool = typer.Option(False, "--profile", help="Print seconds and items per stage."),
+    sync: bool = typer.Option(False, "--sync", help="Also remove documents under the given folders whose "
+                                                   "files are gone (their chains are marked stale)."),
+    wait: bool = WAIT,
 ) -> None:
-    """Read PDFs, markdown and text into the corpus graph."""
+    """Read PDFs, markdown and text into the corpus graph (a changed file replaces its old version)."""
     from kg.pipeline import run_ingest
 
     s = state.settings()
@@ -57,10 +62,24 @@ def ingest(
     if ray_address:
         s.ingest.ray_address = ray_address
     llm_notice(s)
+    if not dry_run:
+        state.writer(wait)
     report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
                         max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
-                        dry_run=dry_run, console=err, profile=profile)
-    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down") else 0)
+                        dry_run=dry_run, console=err, profile=profile, sync=sync)
+    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down")
+                     or report.get("not_ingested") else 0)
+
+
+@app.command()
+def remove(paths: list[Path] = typer.Argument(..., help="Document paths (as ingested) or folders of them."),
+           wait: bool = WAIT) -> None:
+    """Remove documents from the graph; chains that quoted them are marked stale."""
+    from kg.pipeline.lifecycle import run_remove
+
+    state.writer(wait)
+    report = run_remove(state.settings(), state.store(), paths, err)
+    raise typer.Exit(1 if report["not_found"] else 0)
 
 
 @app.command()
@@ -74,6 +93,7 @@ def generate(
     budget_tokens: Optional[int] = BUDGET_TOKENS,
     no_cache: bool = NO_CACHE,
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate the LLM cost of the next round; spend nothing."),
+    wait: bool = WAIT,
 ) -> None:
     """Walk the graph, verbalize and verify chains, write them back."""
     from builders.chains.generate import run_generate
@@ -81,6 +101,8 @@ def generate(
     s = state.settings()
     _apply_generate_options(s, n, types, min_hops, max_hops, seed)
     llm_notice(s)
+    if not dry_run:
+        state.writer(wait)
     report = run_generate(s, state.store(), max_calls=max_calls, budget_tokens=budget_tokens,
                           no_cache=no_cache, dry_run=dry_run, console=err)
     raise typer.Exit(1 if report.get("llm_unavailable") else 0)
@@ -118,10 +140,11 @@ def _apply_formats(s: Settings, formats: str | None) -> None:
 
 
 @app.command()
-def dedup() -> None:
+def dedup(wait: bool = WAIT) -> None:
     """Group near-duplicate chains with Leiden and keep the best of each group."""
     from builders.dedup import run_dedup
 
+    state.writer(wait)
     report = run_dedup(state.settings(), state.store())
     out.print(f"dedup: {report['chains']} accepted chains, {report['groups']} groups, "
               f"{report['duplicates']} marked duplicate")
@@ -155,10 +178,9 @@ def build(
     max_calls: Optional[int] = MAX_CALLS,
     budget_tokens: Optional[int] = BUDGET_TOKENS,
     no_cache: bool = NO_CACHE,
+    wait: bool = WAIT,
 ) -> None:
     """ingest + generate + dedup + export in one resumable run (one LLM budget for all of it)."""
-    from builders.chains.generate import run_generate
-    from builders.dedup import run_dedup
     from builders.export import run_export
     from kg.llm.client import open_client
     from kg.pipeline import run_ingest
@@ -170,18 +192,47 @@ def build(
     _apply_generate_options(s, n, types, min_hops, max_hops, seed)
     _apply_formats(s, formats)
     llm_notice(s)
+    state.writer(wait)
     store = state.store()
     client = open_client(s, max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache)
     ingested = run_ingest(s, store, inputs, console=err, client=client)
-    generated = run_generate(s, store, console=err, client=client)
-    if generated.get("llm_unavailable"):
-        raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
-    deduped = run_dedup(s, store)
-    out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
+    generate_distinct(s, store, client)
     exported = run_export(s, store, out_dir)
     out.print(f"dataset: {exported['records']} records -> {exported['path']}")
     _print_graph_location(s, store)
     raise typer.Exit(1 if ingested.get("failed") or ingested.get("partial") else 0)
+
+
+MAX_TOP_UPS = 5  # generate + dedup rounds after the first; each must add a distinct chain
+
+
+def generate_distinct(s: Settings, store, client) -> int:
+    """Generate, dedup, and top up until [generate] n distinct accepted chains
+    (the records the dataset gets) exist or a round adds none (the graph ran
+    dry); says which. Returns the distinct chains."""
+    from builders.chains.generate import run_generate
+    from builders.dedup import run_dedup
+
+    want = s.generate.n
+    distinct = 0
+    for _ in range(1 + MAX_TOP_UPS):
+        generated = run_generate(s, store, console=err, client=client)
+        if generated.get("llm_unavailable"):
+            raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
+        deduped = run_dedup(s, store)
+        out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
+        before, distinct = distinct, store.run("count_distinct_accepted")[0]["n"]
+        added = sum(generated.get("accepted_by_type", {}).values())
+        if distinct >= want or added == 0 or distinct <= before:
+            break
+        err.print(f"build: {distinct} distinct chains of {want} after dedup; generating {want - distinct} more",
+                  highlight=False)
+    if distinct >= want:
+        out.print(f"build: {distinct} distinct chains, as asked (--n {want})")
+    else:
+        out.print(f"build: {distinct} distinct chains of {want} asked: the graph ran dry "
+                  "(no new candidate passes verification and dedup)")
+    return distinct
 
 
 def _print_graph_location(s: Settings, store) -> None:

@@ -107,22 +107,40 @@ class AdaptiveLimiter:
 
 
 class CircuitBreaker:
-    """Opens after `threshold` connection failures in a row (any request):
-    the endpoint is gone, so every queued call fails at once instead of each
-    retrying against a dead port. A success in between closes the count."""
+    """Opens when the endpoint has gone away: after `threshold` failures in a
+    row (connection refused or reset, or a read timeout: a server that
+    accepts and never answers is as gone as a closed port), or at a failure
+    once nothing has answered for `stall_seconds` (counted from the first
+    request sent since the last answer, so time the run spent computing
+    between calls is not silence). Once open, every
+    queued call fails at once instead of each retrying against a dead
+    endpoint. An answer in between closes the count."""
 
-    def __init__(self, threshold: int) -> None:
+    def __init__(self, threshold: int, stall_seconds: float = 120.0) -> None:
         self.threshold = max(1, threshold)
+        self.stall_seconds = stall_seconds
         self.consecutive = 0
         self.open = False
         self.last_error = ""
+        self.cause = ""
+        self._waiting_since: float | None = None  # the first request sent since the last answer
+
+    def on_send(self) -> None:
+        if self._waiting_since is None:
+            self._waiting_since = time.monotonic()
 
     def on_connection_failure(self, error: str) -> None:
+        """A request that got no answer: refused, reset or timed out."""
         self.consecutive += 1
         self.last_error = error
+        now = time.monotonic()
+        silent = now - (self._waiting_since if self._waiting_since is not None else now)
         if self.consecutive >= self.threshold:
-            self.open = True
+            self.open, self.cause = True, f"{self.consecutive} requests in a row got no answer"
+        elif silent >= self.stall_seconds:
+            self.open, self.cause = True, f"no answer for {silent:.0f} s"
 
     def on_answer(self) -> None:
         """The endpoint answered (any HTTP status): it is up."""
         self.consecutive = 0
+        self._waiting_since = None

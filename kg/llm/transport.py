@@ -6,7 +6,7 @@ model that reads no images is remembered as text-only; a deterministic
 rejection or a prompt too long fails at once; overload and transient
 trouble are retried with backoff (or the server's Retry-After), and
 overload (429/503/timeouts) halves the adaptive concurrency limit. Connection
-failures feed a circuit breaker: once it opens, every queued call fails at
+failures and read timeouts feed a circuit breaker: once it opens, every queued call fails at
 once with "endpoint down" instead of retrying against a dead port.
 """
 
@@ -96,11 +96,11 @@ class Transport:
         self._state: _LoopState | None = None
         start = profile.slots(config.generator_model) or config.concurrency
         self.limiter = AdaptiveLimiter(start, config.concurrency)
-        self.breaker = CircuitBreaker(config.breaker_threshold)
+        self.breaker = CircuitBreaker(config.breaker_threshold, config.stall_seconds)
 
     def down_message(self) -> str:
         return (f"the LLM endpoint {self.base_url or '(default)'} stopped answering "
-                f"({self.breaker.consecutive} connection failures in a row: {self.breaker.last_error}); "
+                f"({self.breaker.cause or 'no answer'}; last: {self.breaker.last_error}); "
                 "work done is saved: start the server (check it with `hopgraph llm check`) and re-run")
 
     async def send(
@@ -129,6 +129,7 @@ class Transport:
                 if state.tpm is not None:
                     await state.tpm.acquire(estimate_tokens(messages) + (max_tokens or self.expected_output_tokens))
                 self._reserve_call(requests)
+                self.breaker.on_send()
                 requests += 1
                 outcome = await self._attempt(state, base, model, messages, schema, temperature, max_tokens)
             if not isinstance(outcome, _Retry):
@@ -192,6 +193,8 @@ class Transport:
         except openai.APITimeoutError as exc:
             self._reserved_calls -= 1
             self.limiter.on_overload()  # a server that cannot answer in time has too much to do
+            # ... or has stopped answering (a stuck server or proxy): the breaker counts it.
+            self.breaker.on_connection_failure(f"timeout after {self.config.timeout:g} s")
             return _Retry("timeout", str(exc))
         except openai.APIConnectionError as exc:
             self._reserved_calls -= 1

@@ -241,7 +241,7 @@ class Ingestor:
                 marks.append(self._settle(doc.report, result, list(getattr(doc.write.descriptions, "failures", [])),
                                           kp_failures))
         for doc in todo:  # budget spent or endpoint down: left unmarked, the next run redoes them
-            doc.report.reason = "not finished: the run stopped; re-run to continue"
+            doc.report.reason = self.stop_reason() or "the run stopped; re-run to continue"
         write_keypoints(self.store, [r for r in results if r is not None])
         self.store.write("upsert_documents", marks)
         complete = {m["id"] for m in marks if not m["partial"]}
@@ -292,7 +292,14 @@ class Ingestor:
                     report.status, report.reason = "failed", f"unexpected error: {type(exc).__name__}: {exc}"
         self._pending.clear()
 
-    def close(self) -> None:
+    def close(self, exc: BaseException | None = None) -> None:
+        """After the documents' LLM work, or at once when `exc` is an interrupt (Ctrl-C, SIGTERM):
+        the documents not marked `ingested` are redone by the next run."""
+        from kg.processes import interrupted
+
+        if interrupted(exc):
+            self._llm_worker.shutdown(wait=False, cancel_futures=True)
+            return
         self.drain()
         self._llm_worker.shutdown()
 

@@ -28,10 +28,11 @@ def _load(model: str, batch_size: int, parent_pid: int) -> None:
     # A transformer pipeline (*_trf) does need it.
     if not model.endswith("_trf"):
         sys.modules.setdefault("torch", None)  # type: ignore[arg-type]
-    from kg.enrich.entities import EntityExtractor
     from kg.processes import die_with_parent
 
-    die_with_parent(parent_pid)
+    die_with_parent(parent_pid)  # first: a Ctrl-C during the model's import must not print a traceback here
+    from kg.enrich.entities import EntityExtractor
+
     _extractor = EntityExtractor(model, batch_size)
 
 
@@ -59,11 +60,14 @@ class EntityProcess:
     def submit(self, texts: list[str]) -> Future:
         return self._pool.submit(_extract, texts)
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, exc: BaseException | None = None) -> None:
+        """After its work, or at once when `exc` is an interrupt (kg.processes.stop_pool)."""
+        from kg.processes import stop_pool
+
+        stop_pool(self._pool, exc)
 
     def __enter__(self) -> "EntityProcess":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(exc)

@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.config import Settings
-from kg.ids import sha256_bytes
 from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import estimate_ingest
 from kg.pipeline.files import DocReport, collect_files, failure_report
+from kg.pipeline.lifecycle import CorpusChanges, apply_changes, drop_orphans, plan_documents, print_changes
 from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
 from kg.pipeline.prefetch import Prefetcher
+from kg.pipeline.progress import Progress
 from kg.pipeline.report import print_report
 
 PARSE_AHEAD = 2  # groups parsed ahead of the one being embedded
@@ -38,11 +39,12 @@ class IngestPlan:
     # (path, doc id, size) of files whose content is new; the bytes are not
     # kept: a corpus can be larger than memory.
     todo: list[tuple[Path, str, int]] = field(default_factory=list)
+    changes: CorpusChanges = field(default_factory=CorpusChanges)  # moved, replaced and removed documents
 
 
 def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, describe_images=None,
                max_calls=None, budget_tokens=None, no_cache=False, dry_run=False, console=None,
-               client=None, profile: bool = False) -> dict:
+               client=None, profile: bool = False, sync: bool = False) -> dict:
     """Ingest files into the graph; returns the run summary. Idempotent and resumable.
 
     `client` lets a caller (`build`) share one LLM client, and so one budget,
@@ -50,6 +52,7 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     settings.ingest.executor "ray" runs the per-document text work as Ray
     tasks (kg.pipeline.ray_executor); everything else is the same. `profile`
     prints the stage timings (they are in the run manifest either way).
+    `sync` also removes the documents under the given folders whose files are gone.
     """
     from rich.console import Console
 
@@ -64,21 +67,27 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
         client = open_client(settings, no_cache=no_cache, max_calls=max_calls,
                              budget_tokens=budget_tokens, dry_run=dry_run)
     started = time.perf_counter()
-    done = {r["id"]: r for r in store.run("document_states")}
-    plan = plan_ingest(settings, [Path(p) for p in paths], done, dry_run)
+    known = store.run("document_paths")
+    roots = [Path(p) for p in paths if Path(p).is_dir()] if sync else None
+    plan = plan_ingest(settings, [Path(p) for p in paths], known, dry_run, roots)
     if dry_run:
-        return estimate_ingest(settings, plan.files, done, do_kp, do_desc, console)
+        return estimate_ingest(settings, plan.files, {r["id"]: r for r in known}, do_kp, do_desc, console)
+    apply_changes(store, plan.changes)  # old versions out before the new ones go in
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
     early = None
-    try:
-        if settings.ingest.executor == "ray" and plan.todo:
-            from kg.pipeline.ray_executor import ingest_documents_on_ray
+    with Progress(console, plan.todo) as progress:  # status lines until the last keypoints are in
+        try:
+            if settings.ingest.executor == "ray" and plan.todo:
+                from kg.pipeline.ray_executor import ingest_documents_on_ray
 
-            ingest_documents_on_ray(ingestor, plan, console)
-        else:
-            ingest_documents(ingestor, plan, console)
-        early = link_written(ingestor, plan)  # while the last keypoints are asked for
-    finally:
+                ingest_documents_on_ray(ingestor, plan, console)
+            else:
+                ingest_documents(ingestor, plan, console, progress)
+            progress.working_on([], "similarity and topics; keypoints of the files written")
+            early = link_written(ingestor, plan)  # while the last keypoints are asked for
+        except BaseException as exc:
+            ingestor.close(exc)  # interrupted: the queued LLM work is dropped, what is written stays
+            raise
         ingestor.close()
     summary = link_corpus(ingestor, plan, early)
     ingestor.times.add("embed", ingestor.embedder.model_seconds, ingestor.embedder.computed)
@@ -91,28 +100,19 @@ def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, des
     return summary
 
 
-def plan_ingest(settings: Settings, paths: list[Path], done: dict, dry_run: bool = False) -> IngestPlan:
-    """Hash every input once; a file whose hash is already `ingested` is unchanged."""
+def plan_ingest(settings: Settings, paths: list[Path], known: list[dict], dry_run: bool = False,
+                sync_roots: list[Path] | None = None) -> IngestPlan:
+    """Hash every input once and sort it against the graph's Documents (kg.pipeline.lifecycle)."""
     files, problems = collect_files(paths, settings.ingest.glob)
     plan = IngestPlan(files, list(problems), len(problems))
     if dry_run:
         return plan
-    for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            plan.reports.append(DocReport(str(path), "failed", f"cannot read: {exc.strerror or exc}"))
-            continue
-        doc_id = sha256_bytes(data)[:16]
-        state = done.get(doc_id, {})
-        if state.get("ingested") and not state.get("partial"):  # a partial document is redone
-            plan.reports.append(DocReport(str(path), "unchanged", doc_id=doc_id))
-        else:
-            plan.todo.append((path, doc_id, len(data)))
+    settled, plan.todo, plan.changes = plan_documents(files, known, sync_roots)
+    plan.reports.extend(settled)
     return plan
 
 
-def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
+def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console, progress: Progress | None = None) -> None:
     """Each new document, largest first (plan_order), in groups (kg.pipeline.groups): small
     files prepared and written together, a large one alone. Two groups are in
     flight: while one's entities are found in the entity process, the next is
@@ -129,7 +129,8 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
         ingestor.warm_up(extractor=not _uses_entity_process(todo, cores))
     with Prefetcher(ingestor.assets_dir, len(todo) > 1, **_parse_options(ingestor, todo)) as parser, \
             _entity_process(ingestor, todo, cores) as entities, \
-            tqdm(total=len(todo), desc="ingest", unit="file", disable=None) as bar:
+            _Bar(tqdm(total=len(todo), desc="ingest", unit="file", disable=None),
+                 progress or Progress(console, todo, interactive=True)) as bar:
         ingestor.entity_process = entities
         in_flight: StartedGroup | None = None
         for i, group in enumerate(groups):
@@ -146,10 +147,10 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
                                                                      for p, _, _ in following)
             ingestor.embedder.limit_threads(cores - 1 if busy_beside else cores)
             grouped = entities is not None or len(group) > 1
+            bar.working_on([path for path, _, _ in group])
             started = start_group(ingestor, group, parses) if grouped else None
             if in_flight is not None:
-                bar.update(len(in_flight.group))
-                plan.reports.extend(finish_group(ingestor, in_flight))
+                plan.reports.extend(bar.done(finish_group(ingestor, in_flight)))
                 in_flight = None
                 if _stopped(ingestor, console):
                     break  # the group just started is left for the next run
@@ -159,16 +160,23 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console) -> None:
                 submit_entities(started, entities)
                 in_flight = started
             else:
-                plan.reports.append(_ingest_one(ingestor, group[0][0], group[0][1], parses[0]))
-                bar.update(1)
+                plan.reports.extend(bar.done([_ingest_one(ingestor, group[0][0], group[0][1], parses[0])]))
                 if _stopped(ingestor, console):
                     break
         if in_flight is not None:
-            plan.reports.extend(finish_group(ingestor, in_flight))
-            bar.update(len(in_flight.group))
+            plan.reports.extend(bar.done(finish_group(ingestor, in_flight)))
             _stopped(ingestor, console)
         ingestor.entity_process = None
     ingestor.embedder.limit_threads(cores)
+    list_not_started(plan, ingestor.stop_reason())
+
+
+def list_not_started(plan: IngestPlan, reason: str | None) -> None:
+    """A report for every new file the run stopped before: none goes unmentioned."""
+    reported = {r.path for r in plan.reports}
+    why = reason or "the run stopped before it; re-run to continue"
+    plan.reports.extend(DocReport(str(path), "not started", why, doc_id=doc_id)
+                        for path, doc_id, _ in plan.todo if str(path) not in reported)
 
 
 def _parse_options(ingestor: Ingestor, todo: list) -> dict[str, int]:
@@ -183,11 +191,41 @@ def _parse_options(ingestor: Ingestor, todo: list) -> dict[str, int]:
     return options
 
 
+HUGE_BYTES = 4_000_000  # a file this large takes minutes: the others are not kept waiting for it
+
+
 def plan_order(todo: list[tuple[Path, str, int]]) -> list[tuple[Path, str, int]]:
     """Largest file first: the first is parsed while the models load, and the
     run ends on small files, whose keypoint calls (the tail no compute
-    overlaps) are few. Ties by path, so every executor writes in one order."""
-    return sorted(todo, key=lambda item: (-item[2], str(item[0])))
+    overlaps) are few. Huge files (HUGE_BYTES) go last, smallest first, so
+    a run stopped early (a time limit, Ctrl-C) has written the small files
+    rather than part of one huge file. Ties by path, so every executor
+    writes in one order."""
+    huge = [item for item in todo if item[2] > HUGE_BYTES]
+    rest = [item for item in todo if item[2] <= HUGE_BYTES]
+    return (sorted(rest, key=lambda item: (-item[2], str(item[0])))
+            + sorted(huge, key=lambda item: (item[2], str(item[0]))))
+
+
+class _Bar:
+    """The tqdm bar (a terminal) and the progress lines (anything else) as one."""
+
+    def __init__(self, bar, progress: Progress) -> None:
+        self.bar, self.progress = bar, progress
+
+    def __enter__(self) -> "_Bar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.close()
+
+    def working_on(self, paths: list) -> None:
+        self.progress.working_on(paths)
+
+    def done(self, reports: list[DocReport]) -> list[DocReport]:
+        self.bar.update(len(reports))
+        self.progress.finished(reports)
+        return reports
 
 
 def _stopped(ingestor: Ingestor, console) -> bool:
@@ -212,8 +250,10 @@ def _entity_process(ingestor: Ingestor, todo: list, cores: int) -> Iterator[Enti
     entities = EntityProcess(ingestor.settings.entities.spacy_model, ingestor.settings.entities.batch_size)
     try:
         yield entities
-    finally:
-        entities.close()
+    except BaseException as exc:
+        entities.close(exc)
+        raise
+    entities.close()
 
 
 def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prepared=None) -> DocReport:
@@ -246,20 +286,29 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTo
     summary = {"files": len(plan.files) + plan.unusable_inputs,
                **{status: sum(r.status == status for r in reports)
                   for status in ("ingested", "unchanged", "partial", "failed")},
+               "not_ingested": sum(r.status in ("pending", "not started") for r in reports),
                "endpoint_down": bool(ingestor.client is not None and ingestor.client.endpoint_down)}
     early_similar, topics = early or (0, None)
     later = ingestor.link_similar()  # documents ingested but not linked (an earlier run's)
     summary["similar_to"] = early_similar + later
-    if later or (topics is None and new):
+    changes = plan.changes
+    summary.update(moved=len(changes.moved), replaced=len(changes.replaced), removed=len(changes.removed),
+                   duplicate=sum(r.status == "duplicate" for r in reports), stale_chains=changes.stale_chains)
+    if changes.removals:
+        summary["entities_dropped"] = drop_orphans(ingestor.store)
+    if later or (topics is None and (new or changes.removals)):
         topics = write_topics(ingestor.settings, ingestor.store, ingestor.times)
     if topics is not None:
         summary["topics"] = len(topics.ranked)
-        summary.update(write_domain(ingestor.settings, ingestor.store, ingestor.client, topics))
+        # An endpoint that stopped answering is not asked again: the keyword-based domain.
+        client = None if ingestor.stop_reason() else ingestor.client
+        summary.update(write_domain(ingestor.settings, ingestor.store, client, topics))
     summary["embeddings_computed"] = ingestor.embedder.computed
     return summary
 
 
 def record_run(manifest, client, plan: IngestPlan, summary: dict, console) -> None:
+    print_changes(console, plan.changes)
     print_report(console, plan.reports, summary)
     manifest.set("summary", summary)
     manifest.set("documents", [r.__dict__ for r in plan.reports])

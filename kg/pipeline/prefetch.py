@@ -59,6 +59,8 @@ class Prefetcher:
     def get(self, path: Path):
         return self.futures.pop(path, None)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            from kg.processes import stop_pool
+
+            stop_pool(self.pool, exc)

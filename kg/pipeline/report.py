@@ -11,6 +11,10 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
             console.print(f"[red]failed[/red] {r.path}: {r.reason}", highlight=False)
         elif r.status == "pending":  # written, but the run stopped before its keypoints
             console.print(f"[yellow]not finished[/yellow] {r.path}: {r.reason}", highlight=False)
+        elif r.status in ("duplicate", "moved"):
+            console.print(f"{r.status} {r.path}: {r.reason}", highlight=False)
+        elif r.status == "not started":  # the run stopped before this file
+            console.print(f"[yellow]not ingested[/yellow] {r.path}: {r.reason}", highlight=False)
         elif r.status == "partial":
             console.print(f"[yellow]partial[/yellow] {r.path}: {r.llm_failures} LLM calls failed ({r.reason}); "
                           "linked into the graph without them; re-run to retry only those", highlight=False)
@@ -24,5 +28,10 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
                 console.print(f"  warning {r.path}: {w}", highlight=False)
     console.print(
         f"ingest: {summary['ingested']} new, {summary['unchanged']} unchanged, {summary['failed']} failed, "
-        f"{summary['partial']} partial; "
+        f"{summary['partial']} partial, {summary.get('not_ingested', 0)} not ingested"
+        + "".join(f", {summary[k]} {k}" for k in ("replaced", "moved", "duplicate", "removed") if summary.get(k))
+        + "; "
         f"{summary['similar_to']} SIMILAR_TO edges; {summary.get('topics', 0)} topics", highlight=False)
+    if summary.get("not_ingested"):
+        console.print(f"{summary['not_ingested']} files not ingested (listed above); work done is saved: "
+                      f"re-run the same `hopgraph ingest` command to resume with them", highlight=False)

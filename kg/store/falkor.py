@@ -32,6 +32,7 @@ from typing import Any
 
 from kg.errors import StoreError
 from kg.store.base import INDEXED_LABELS, GraphStore
+from kg.store.watchdog import NAME as WATCHDOG_NAME
 
 START_TIMEOUT_S = 30.0
 
@@ -186,10 +187,19 @@ class EmbeddedServer:
                 raise StoreError(f"FalkorDB server exited at start (code {proc.returncode}); see {self.log_path}: {tail.strip()[-200:]}")
             if self.ping():
                 self.pid_path.write_text(str(proc.pid))
+                self._start_watchdog()
                 return
             time.sleep(0.05)
         proc.kill()
         raise StoreError(f"FalkorDB server did not answer within {START_TIMEOUT_S:.0f}s; see {self.log_path}")
+
+    def _start_watchdog(self) -> None:
+        """kg.store.watchdog: stops this server once every hopgraph process is gone, even after a SIGKILL."""
+        import sys
+
+        subprocess.Popen([sys.executable, "-m", "kg.store.watchdog", str(self.socket_path), str(self.keep_path),
+                          str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
 
     def stop(self) -> bool:
         """Shut the server down (its append-only log is flushed first)."""
@@ -254,7 +264,11 @@ class FalkorStore(GraphStore):
         existing = {(r["label"], p) for r in self.run_text(LIST_INDEXES) for p in r["properties"]}
         for label in INDEXED_LABELS:
             if (label, "id") not in existing:
-                self.run_text(CREATE_INDEX.format(label=label))
+                try:
+                    self.run_text(CREATE_INDEX.format(label=label))
+                except StoreError as exc:  # another process on a fresh dir made it first
+                    if "already indexed" not in str(exc):
+                        raise
 
     def ensure_vector_index(self, label: str, prop: str, dim: int) -> None:
         existing = self.run_text(LIST_INDEXES)
@@ -303,7 +317,7 @@ class FalkorStore(GraphStore):
     def _alone(self, conn, wait_s: float = 0.5) -> bool:
         deadline = time.monotonic() + wait_s
         while True:
-            if not [c for c in conn.client_list() if c.get("name") != self._client_name]:
+            if not [c for c in conn.client_list() if c.get("name") not in (self._client_name, WATCHDOG_NAME)]:
                 return True
             if time.monotonic() >= deadline:
                 return False

@@ -1,0 +1,64 @@
+"""`--n` is the number of records the user gets: generate counts accepted
+chains that are not duplicates, and build tops up after dedup until n
+distinct chains exist or the graph runs dry, and says which."""
+
+from __future__ import annotations
+
+import pytest
+
+from testing_support import make_settings
+from kg.pipeline import run_ingest
+from kg.store.falkor import FalkorStore
+from tests.hopgraph.faults_support import WIKI_DIR, wiki_docs
+
+pytestmark = [pytest.mark.timeout(900),
+              pytest.mark.skipif(not WIKI_DIR.is_dir(), reason="shared wiki corpus not found")]
+
+
+class Quiet:
+    def print(self, *a, **k):
+        pass
+
+
+@pytest.fixture
+def graph(tmp_path, monkeypatch, shared_embedding_cache):
+    monkeypatch.chdir(tmp_path)
+    wiki_docs(tmp_path / "docs", 60)
+    settings = make_settings(tmp_path / ".hopgraph", shared_embedding_cache)
+    settings.generate.types = ["text_chain"]
+    store = FalkorStore(settings.store.data_dir, graph="test")
+    store.ensure_schema()
+    run_ingest(settings, store, [tmp_path / "docs"], console=Quiet())
+    yield settings, store
+    store.close()
+    store.server.stop()
+
+
+def test_duplicates_do_not_count_toward_n(graph):
+    from builders.chains.generate import run_generate
+
+    settings, store = graph
+    settings.generate.n = 3
+    first = run_generate(settings, store, console=Quiet())
+    made = sum(first["accepted_by_type"].values())
+    assert made >= 2, "the graph gave too few chains to test with"
+    store.run_text("MATCH (c:Chain {status: 'accepted'}) WITH c ORDER BY c.id LIMIT 1 SET c.status = 'duplicate'")
+    again = run_generate(settings, store, console=Quiet())
+    assert again["accepted_before"] == made - 1  # the duplicate is not a record
+
+
+def test_build_tops_up_to_n_distinct_or_says_the_graph_ran_dry(graph, capsys):
+    from hopgraph.cli.stages import generate_distinct
+
+    settings, store = graph
+    settings.generate.n = 4
+    distinct = generate_distinct(settings, store, None)
+    said = capsys.readouterr()
+    assert distinct == store.run("count_distinct_accepted")[0]["n"]
+    if distinct >= 4:
+        assert "4 distinct chains, as asked" in said.out or f"{distinct} distinct chains, as asked" in said.out
+    else:
+        assert f"{distinct} distinct chains of 4 asked: the graph ran dry" in said.out
+    duplicates = store.run_text("MATCH (c:Chain {status: 'duplicate'}) RETURN count(c) AS n")[0]["n"]
+    if duplicates and distinct >= 4:  # dedup took some: the top-up made them good
+        assert "generating" in said.err
