@@ -292,6 +292,20 @@ _PANEL_LABEL = re.compile(r"^\(?[a-h]\)\s")  # "(c) Attention weights ...": a fi
 _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
 
 
+def evidence_window(text: str, max_chars: int) -> str:
+    """At most max_chars of a node's text, ending at a sentence end (else a word end), never
+    mid-word ("One promi"): the evidence an LLM request quotes."""
+    text = text or ""
+    if len(text) <= max_chars:
+        return text
+    head = text[:max_chars + 1]
+    ends = [m.end() for m in re.finditer(r"[.!?][\"'\u201d\u2019)\]]*(?=\s)", head)]
+    if ends and ends[-1] >= max_chars // 2:
+        return head[:ends[-1]]
+    cut = head.rfind(" ")
+    return head[:cut].rstrip() if cut > 0 else text[:max_chars]
+
+
 def node_sentences(text: str) -> list[str]:
     """A node's sentences, paragraph by paragraph: a chunk's heading ("4.1 Participants") is
     its own paragraph, never run into the first sentence."""

@@ -63,3 +63,11 @@ def test_every_number_of_every_statement_of_the_shared_pdfs_is_in_its_evidence(p
                 assert number in block.text, (number, statement)
                 checked += 1
     assert checked > 0
+
+
+def test_an_evidence_window_ends_at_a_sentence_end_never_inside_a_word():
+    from builders.chains.statements import evidence_window
+    text = "The model has 7.5 billion parameters. One prominent feature is its context length of 128K tokens."
+    assert evidence_window(text, 60) == "The model has 7.5 billion parameters."
+    assert evidence_window("word " * 30, 42).endswith("word")
+    assert evidence_window(text, 500) == text
