@@ -108,21 +108,24 @@ def _statements(doc, result: Fidelity) -> None:
     for block in doc.blocks:
         if block.kind == "table":
             continue
+        evidence = set(NUMBER.findall(block.text))  # whole numbers as written: "84." is not "84.2"
         for sentence in node_sentences(block.text):
             result.sentences += 1
             statement, why = quotable(sentence, prose=block.kind != "caption")
             result.reasons[why or "kept"] += 1
             for number in NUMBER.findall(statement):
                 result.numbers += 1
-                result.numbers_kept += number in block.text
+                result.numbers_kept += number in evidence
 
 
 def _references(doc, result: Fidelity) -> None:
     from kg.enrich.chunking import chunk_document
-    from kg.enrich.references import find_mentions, resolve_references
+    from kg.enrich.references import caption_label, find_mentions, resolve_references
 
     chunks = chunk_document(doc, "bench", method="fixed", size=300, overlap=0)
-    captions = {c.label for c in chunks if c.label} | {i.label for i in doc.images if i.label}
+    # A caption exists where any block starts a line with its label, recognised as a caption or not.
+    captions = {caption_label(line) for b in doc.blocks for line in b.text.splitlines()}
+    captions |= {c.label for c in chunks if c.label} | {i.label for i in doc.images if i.label}
     resolved, unresolved = resolve_references(chunks, doc.images)
     wanted = {(c.id, label) for c in chunks for label in find_mentions(c.text)
               if label.split()[0] in ("Table", "Figure") and label in captions}
