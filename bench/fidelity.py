@@ -9,6 +9,7 @@ tokens of the statements found in their evidence as written, and the share of
 caption. Missing files are skipped with a message.
 
     python bench/fidelity.py [--fetched DIR] [--markdown] [PDF ...]
+    python bench/fidelity.py --dataset out/dataset.jsonl   (a built dataset only)
 
 Fetching the listed PDFs: `fetch` the repository, then
     git --git-dir <mirror> show <commit>:<path> > DIR/<file>
@@ -172,13 +173,62 @@ def report(results: list[Fidelity], markdown: bool) -> None:
             print(f"  {r.name[:46]:46} {r.title_source or '-':9} {title[:90]}")
 
 
+_QUOTED = re.compile(r'"[^"]*"')  # a quoted title or caption ("Qwen2 Technical Report") is no claim
+_STARTS_BADLY = re.compile(r"^(?:[\u2022\u25aa\u25cf\-*]|\(?[a-z\d]{1,3}\)|\d+(?:\.\d+)*\.?\s)")
+
+
+def check_dataset(path: Path) -> None:
+    """A built dataset (dataset.jsonl): numbers of every question, sub-question and answer in their
+    evidence as written, markup and split tokens, statements that start badly, and the largest
+    share of records one table or the table-cell template supplies."""
+    import json
+
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    numbers = kept = markup = bad_start = 0
+    tables: Counter = Counter()
+    templates = 0
+    for record in records:
+        hops = record.get("subqa_chain") or []
+        evidence_all = set()
+        for hop in hops:
+            evidence = hop.get("evidence") or {}
+            source = " ".join(evidence.get(k) or "" for k in ("text", "caption", "description"))  # image hops
+            written = set(NUMBER.findall(source))
+            evidence_all |= written
+            for text in (_QUOTED.sub(" ", hop.get("subquestion") or ""), hop.get("answer") or ""):
+                found = NUMBER.findall(text)
+                numbers += len(found)
+                kept += sum(n in written for n in found)
+                markup += bool(MARKUP.search(text) or SPLIT_TOKEN.search(text))
+            question = (hop.get("subquestion") or "").split(": ", 1)[-1]
+            bad_start += bool(_STARTS_BADLY.match(question))
+            if hop.get("table_cell"):
+                tables[evidence.get("chunk_id")] += 1
+        templates += any(h.get("table_cell") for h in hops)
+        for text in (_QUOTED.sub(" ", record.get("question") or ""), record.get("answer") or ""):
+            found = NUMBER.findall(text)
+            numbers += len(found)
+            kept += sum(n in evidence_all for n in found)
+            markup += bool(MARKUP.search(text) or SPLIT_TOKEN.search(text))
+    n = max(len(records), 1)
+    print(f"dataset {path}: {len(records)} records; numbers in their evidence as written: {_ratio(kept, numbers)}; "
+          f"texts with markup or split tokens: {markup}; sub-questions starting with a bullet, enumerator or "
+          f"section number: {bad_start}; largest share from one table: {max(tables.values(), default=0) / n:.0%}; "
+          f"table-cell template: {templates / n:.0%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pdfs", nargs="*", type=Path, help="PDFs to measure (default: shared corpus + listed)")
     parser.add_argument("--fetched", type=Path, default=DEFAULT_FETCHED,
                         help="folder holding the PDFs listed in bench/fidelity_sources.tsv")
     parser.add_argument("--markdown", action="store_true", help="print the titles as a markdown table")
+    parser.add_argument("--dataset", type=Path, help="also check a built dataset.jsonl (numbers, markup, variety)")
     args = parser.parse_args()
+    if args.dataset:
+        check_dataset(args.dataset)
+        if not args.pdfs:
+            return
     if args.pdfs:
         todo = [(p, "") for p in args.pdfs]
     else:
