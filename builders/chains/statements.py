@@ -289,6 +289,7 @@ _FOOTNOTE = re.compile(r"(?<=[a-z)][,;)])\d{1,2}(?=\s)|(?<=[a-z]{3}\.)\d{1,2}(?=
 _BULLET = re.compile(r"[\u2022\u25aa\u25cf\u25e6\u25a0\u25a1\u2023\u2043\u00b7\u27a2\uf0b7]|^[-*\u2013]\s")
 _SECTION_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*(?:\.\s|\s+[A-Z])|^[A-Z]\.\d")
 _PANEL_LABEL = re.compile(r"^\(?[a-h]\)\s")  # "(c) Attention weights ...": a figure panel's label
+_PANEL_START = re.compile(r"(?<=[.;:])\s+(?=\(?[a-h]\)\s)")
 _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
 
 
@@ -308,9 +309,11 @@ def evidence_window(text: str, max_chars: int) -> str:
 
 def node_sentences(text: str) -> list[str]:
     """A node's sentences, paragraph by paragraph: a chunk's heading ("4.1 Participants") is
-    its own paragraph, never run into the first sentence."""
+    its own paragraph, never run into the first sentence; a figure panel's label after a
+    sentence ("... positive. (c) Illustrates ...") starts a piece of its own."""
     return [sentence for paragraph in re.split(r"\n\s*\n", text or "")
-            for sentence in split_sentences(paragraph, collapse_whitespace=True)]
+            for part in _PANEL_START.split(paragraph)
+            for sentence in split_sentences(part, collapse_whitespace=True)]
 
 
 def quotable(text: str, prose: bool = True) -> tuple[str, str]:

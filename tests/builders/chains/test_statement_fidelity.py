@@ -72,3 +72,10 @@ def test_an_evidence_window_ends_at_a_sentence_end_never_inside_a_word():
     assert evidence_window(text, 60) == "The model has 7.5 billion parameters."
     assert evidence_window("word " * 30, 42).endswith("word")
     assert evidence_window(text, 500) == text
+
+
+def test_a_panel_label_after_a_sentence_starts_a_piece_that_is_no_statement():
+    caption = "Any staining above the background is considered positive. (c) Illustrates Ki67 negative nuclei."
+    pieces = node_sentences(caption)
+    assert pieces == ["Any staining above the background is considered positive.", "(c) Illustrates Ki67 negative nuclei."]
+    assert quotable(pieces[1], prose=False) == ("", "panel label")
