@@ -323,7 +323,7 @@ def quotable(text: str, prose: bool = True) -> tuple[str, str]:
     labels ("(2) ", "3. ") and inline footnote markers are taken off, nothing
     else is changed (numbers never). Not quotable: a bullet, a section number
     or heading run into the text, a panel label ("(c)"), a question or list of
-    questions, a fragment (starts in lower case or does not end a sentence;
+    questions, a banner in capitals, a fragment (starts in lower case or does not end a sentence;
     `prose` False for captions, which are noun phrases), markup or furniture.
     """
     if _PANEL_LABEL.match(text.strip()):
@@ -336,6 +336,9 @@ def quotable(text: str, prose: bool = True) -> tuple[str, str]:
         return "", "section number"
     if "?" in text:
         return "", "question"
+    words = re.findall(r"[A-Za-z]{2,}", text)
+    if words and sum(w.isupper() for w in words) > 0.6 * len(words) and len(words) >= 4:
+        return "", "all capitals"  # a banner or heading ("INTERNATIONAL TECHNICAL SUPPORT ..."), not prose
     if not 20 <= len(text) <= 400:
         return "", "length"
     if prose and (not text[:1].isupper() and not text[:1].isdigit() or not _SENTENCE_END.search(text)):

@@ -79,3 +79,9 @@ def test_a_panel_label_after_a_sentence_starts_a_piece_that_is_no_statement():
     pieces = node_sentences(caption)
     assert pieces == ["Any staining above the background is considered positive.", "(c) Illustrates Ki67 negative nuclei."]
     assert quotable(pieces[1], prose=False) == ("", "panel label")
+
+
+def test_a_banner_in_capitals_is_no_statement():
+    text = "INTERNATIONAL TECHNICAL SUPPORT ORGANIZATION BUILDING TECHNICAL INFORMATION BASED ON PRACTICAL EXPERIENCE."
+    assert quotable(text, prose=False) == ("", "all capitals")
+    assert quotable("The FAA and NASA tested the AOA sensor of the MCAS in 2019.")[1] == ""
