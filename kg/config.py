@@ -147,6 +147,8 @@ class GenerateConfig(Section):
     max_df_share: float = Field(0.1, gt=0, le=1)  # IDF cap on bridges, corpora of 20+ documents
     # A text chain whose last bridge names a table row ends in one cell of that row with this probability.
     table_share: float = Field(0.3, ge=0, le=1)
+    # Variety: one table, or the table-cell question template, supplies at most this share of the n chains.
+    variety_share: float = Field(0.2, gt=0, le=1)
 
 
 class VerifyConfig(Section):
@@ -381,6 +383,7 @@ evidence_roles = ["body", "appendix"]  # chunk section roles that may be chain e
 max_doc_share = 0.3           # a bridge in more of one document's chunks is that document's topic
 max_df_share = 0.1            # a bridge in more of the documents (20+ documents) is too common
 table_share = 0.3             # chance a text chain ends in one table cell when its last bridge names a row
+variety_share = 0.2           # one table, or the table-cell question template, gives at most this share of the chains
 
 [verify]
 necessity = "judge"           # or "empirical": answer with each hop removed (MC-Search HAVE)

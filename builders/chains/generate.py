@@ -156,7 +156,8 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
 
     cfg = run.settings.generate
     per_type_target = {t: math.ceil(cfg.n / len(run.types)) for t in run.types}
-    draw = RoundDraw(run.view, run.walker, run.types, cfg.n, run.skip, run.report, run.used_docs, run.used_topics)
+    draw = RoundDraw(run.view, run.walker, run.types, cfg.n, run.skip, run.report, run.used_docs, run.used_topics,
+                     cfg.variety_share)
     bar = tqdm(total=run.need, desc="generate", unit="chain", disable=None)
     stalled, accepted_rounds, tried_rounds = 0, 0, 0
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from builders.chains.quotas import Quotas
+from builders.chains.quotas import TABLE_TEMPLATE, Quotas, VarietyLimit
 from builders.chains.structure import StructureError, build_structure
 from builders.chains.walkers import Candidate, Walker
 from queries.corpus_view import CorpusView
@@ -26,11 +26,13 @@ class RoundDraw:
     """The walker, the caps and how far they have been opened, across the rounds of one run."""
 
     def __init__(self, view: CorpusView, walker: Walker, types: list[str], n: int, skip: set[str], report,
-                 used_docs: Counter | None = None, used_topics: Counter | None = None) -> None:
+                 used_docs: Counter | None = None, used_topics: Counter | None = None,
+                 variety_share: float = 0.2) -> None:
         self.view, self.walker, self.types, self.n = view, walker, types, n
         self.skip, self.report = skip, report  # ids already drawn or in the graph; report.candidates counts draws
         self.used_docs, self.used_topics = used_docs, used_topics
-        self.quotas = Quotas(view, n, used_docs, used_topics)
+        self.variety = VarietyLimit(n, variety_share)  # one for the run: relaxing the caps keeps it
+        self.quotas = Quotas(view, n, used_docs, used_topics, self.variety)
         self.open_all = False  # every type may take the whole round
         self.relaxed = 0
 
@@ -52,7 +54,8 @@ class RoundDraw:
             self.open_all = True
         elif self.relaxed < MAX_RELAXED:
             self.relaxed += 1
-            self.quotas = Quotas(self.view, self.n * (2 + self.relaxed), self.used_docs, self.used_topics)
+            self.quotas = Quotas(self.view, self.n * (2 + self.relaxed), self.used_docs, self.used_topics,
+                                 self.variety)
         else:
             return False
         return True
@@ -77,7 +80,7 @@ def draw_candidates(view: CorpusView, walker: Walker, types: list[str], want: di
             report.candidates += cand is not None
             if usable(view, walker, cand, skip, quotas):
                 skip.add(cand.id)
-                quotas.take_chain(view, cand.node_ids, cand.bridges)
+                quotas.take_chain(view, cand.node_ids, cand.bridges, template_of(cand))
                 got[gtype] += 1
                 failures[gtype] = 0
                 total += 1
@@ -98,13 +101,18 @@ def usable(view: CorpusView, walker: Walker, cand: Candidate | None, skip: set[s
     """A new candidate of at least min_hops (fork walkers build fixed sizes) that the caps and its structure allow."""
     if cand is None or len(cand.hops) < walker.min_hops or cand.id in skip:
         return False
-    if not quotas.allows_chain(view, cand.node_ids, cand.bridges):
+    if not quotas.allows_chain(view, cand.node_ids, cand.bridges, template_of(cand)):
         return False
     try:
         build_structure(len(cand.hops), cand.structure)
     except StructureError:
         return False
     return True
+
+
+def template_of(cand: Candidate) -> str:
+    """The fixed question template a candidate is asked with ("" when its question is its own)."""
+    return TABLE_TEMPLATE if cand.table_cell is not None else ""
 
 
 def _hand_on(want: dict[str, int], got: Counter, dry: str, takers: list[str]) -> list[str]:

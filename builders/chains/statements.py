@@ -17,6 +17,7 @@ part-of-speech tags (the project's entity pipeline, kg.enrich.entities).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
@@ -102,6 +103,7 @@ class StatementIndex:
         self._names: dict[str, list[str]] = {}
         self._partners: dict[tuple[str, str], list[str]] = {}
         self._anchors: dict[str, list[str]] = {}
+        self.rejected: Counter[str] = Counter()  # sentences not quotable, by reason (see quotable)
 
     def _check_verbs(self, node_id: str) -> bool:
         # Captions and image descriptions are noun phrases: no verb to require there.
@@ -123,10 +125,11 @@ class StatementIndex:
         node = self.view.nodes[node_id]
         entities = sorted(self.view.mentions.get(node_id, ()))
         out: list[Sentence] = []
-        for text in split_sentences(node.text, collapse_whitespace=True):
-            text = _ENUMERATOR.sub("", text.strip())  # "(2) Before using ..." -> "Before using ..."
-            text = _FOOTNOTE.sub("", text)  # "threshold,11 the" -> "threshold, the"
-            if not 20 <= len(text) <= 400 or not clean_text(text):
+        prose = self.view.nodes[node_id].label != "Image"  # captions and image descriptions are noun phrases
+        for text in node_sentences(node.text):
+            text, why = quotable(text, prose)
+            if why:
+                self.rejected[why] += 1
                 continue
             spans = {}
             for ent in entities:
@@ -271,12 +274,78 @@ class StatementIndex:
         return sorted(out)
 
 
-_CLAUSE_BREAK = re.compile(r"(?:^|[,;:(\u2014]\s*|\s-\s)")
+# A comma between digits is part of a number ("1,000"), not a clause break.
+_CLAUSE_BREAK = re.compile(r"(?:^|(?:[;:(\u2014]|,(?!\d))\s*|\s-\s)")
 _RUNS_ON = re.compile(r"^\s?(?:[\d\u2013\u2014-]|[A-Z][\w\-]*\b)|^\.\s?\d")
 # An author in a citation ("Liu et al. (2019a)", "Saier and Farber (2019)") is a reference, not a fact.
 _CITED = re.compile(r"^(?:\s+et\s+al\b|\s+and\s+\S+(?:\s+et\s+al\.?)?,?\s+\(?(?:19|20)\d{2}|,\s+(?:19|20)\d{2}\b)")
-_ENUMERATOR = re.compile(r"^(?:\(\w{1,4}\)|\w{1,3}\)|\d{1,3}\.?)\s+(?=[A-Z(])")
-_FOOTNOTE = re.compile(r"(?<=[),.;])\d{1,2}(?=\s)")
+# A list item's label ("(2) Before ...", "b) The ...", "3. The ..."): not part of the sentence.
+_ENUMERATOR = re.compile(r"^(?:\(\w{1,4}\)|[a-z\d]{1,3}\)|\d{1,2}\.)\s+(?=[A-Z(])")
+# Footnote markers set inline in plain text, only where the digits cannot belong to a number:
+# after a comma, semicolon or parenthesis that follows a word ("threshold,11 the"), or after a
+# word's full stop before the next sentence ("corpus.12 The"). "84.2", "1,000", "v3.0.0",
+# "Fig.3" and "0.5 to 72" never match. Superscript markers in PDFs are dropped by the reader.
+_FOOTNOTE = re.compile(r"(?<=[a-z)][,;)])\d{1,2}(?=\s)|(?<=[a-z]{3}\.)\d{1,2}(?=\s+[A-Z])")
+_BULLET = re.compile(r"[\u2022\u25aa\u25cf\u25e6\u25a0\u25a1\u2023\u2043\u00b7\u27a2\uf0b7]|^[-*\u2013]\s")
+_SECTION_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*(?:\.\s|\s+[A-Z])|^[A-Z]\.\d")
+_PANEL_LABEL = re.compile(r"^\(?[a-h]\)\s")  # "(c) Attention weights ...": a figure panel's label
+_PANEL_START = re.compile(r"(?<=[.;:])\s+(?=\(?[a-h]\)\s)")
+_SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
+
+
+def evidence_window(text: str, max_chars: int) -> str:
+    """At most max_chars of a node's text, ending at a sentence end (else a word end), never
+    mid-word ("One promi"): the evidence an LLM request quotes."""
+    text = text or ""
+    if len(text) <= max_chars:
+        return text
+    head = text[:max_chars + 1]
+    ends = [m.end() for m in re.finditer(r"[.!?][\"'\u201d\u2019)\]]*(?=\s)", head)]
+    if ends and ends[-1] >= max_chars // 2:
+        return head[:ends[-1]]
+    cut = head.rfind(" ")
+    return head[:cut].rstrip() if cut > 0 else text[:max_chars]
+
+
+def node_sentences(text: str) -> list[str]:
+    """A node's sentences, paragraph by paragraph: a chunk's heading ("4.1 Participants") is
+    its own paragraph, never run into the first sentence; a figure panel's label after a
+    sentence ("... positive. (c) Illustrates ...") starts a piece of its own."""
+    return [sentence for paragraph in re.split(r"\n\s*\n", text or "")
+            for part in _PANEL_START.split(paragraph)
+            for sentence in split_sentences(part, collapse_whitespace=True)]
+
+
+def quotable(text: str, prose: bool = True) -> tuple[str, str]:
+    """(the sentence as a statement can quote it, "") or ("", why it cannot).
+
+    A statement is a complete prose sentence as the document prints it: list
+    labels ("(2) ", "3. ") and inline footnote markers are taken off, nothing
+    else is changed (numbers never). Not quotable: a bullet, a section number
+    or heading run into the text, a panel label ("(c)"), a question or list of
+    questions, a banner in capitals, a fragment (starts in lower case or does not end a sentence;
+    `prose` False for captions, which are noun phrases), markup or furniture.
+    """
+    if _PANEL_LABEL.match(text.strip()):
+        return "", "panel label"
+    text = _ENUMERATOR.sub("", text.strip())
+    text = _FOOTNOTE.sub("", text)
+    if _BULLET.search(text):
+        return "", "bullet"
+    if _SECTION_NUMBER.match(text):
+        return "", "section number"
+    if "?" in text:
+        return "", "question"
+    words = re.findall(r"[A-Za-z]{2,}", text)
+    if words and sum(w.isupper() for w in words) > 0.6 * len(words) and len(words) >= 4:
+        return "", "all capitals"  # a banner or heading ("INTERNATIONAL TECHNICAL SUPPORT ..."), not prose
+    if not 20 <= len(text) <= 400:
+        return "", "length"
+    if prose and (not text[:1].isupper() and not text[:1].isdigit() or not _SENTENCE_END.search(text)):
+        return "", "fragment"
+    if not clean_text(text):
+        return "", "markup or furniture"
+    return text, ""
 FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})  # a verb that makes a statement, not a participle
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from builders.chains.question_words import question_word
 from builders.chains.candidate import Candidate
-from builders.chains.statements import Statement, StatementIndex, find_surface, replace_once
+from builders.chains.statements import Statement, StatementIndex, evidence_window, find_surface, replace_once
 from builders.chains.tables import TableCell, cell_question, table_caption
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
@@ -197,7 +197,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         item = {
             "index": i,
             "modality": "image" if node.label == "Image" else "text",
-            "evidence": node.text[:max_chars],
+            "evidence": evidence_window(node.text, max_chars),
             "bridge_to_next": view.entity_name.get(hop.bridge, "") if hop.bridge else "",
         }
         if cand.graph_type.endswith("fork"):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from builders.chains.statements import StatementIndex
+from builders.chains.statements import StatementIndex, evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
 from builders.chains.verbalize import Draft, mentions_entity
 from queries.corpus_view import CorpusView
@@ -223,7 +223,7 @@ def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip
             continue
         node = view.nodes[hop.node_id]
         kind = "image description" if node.label == "Image" else "text"
-        lines.append(f"[{i}] ({kind}) {node.text[:max_chars]}")
+        lines.append(f"[{i}] ({kind}) {evidence_window(node.text, max_chars)}")
     return "\n".join(lines)
 
 

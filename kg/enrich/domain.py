@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kg.enrich.topics import MARKUP_WORD
+
 log = logging.getLogger("hopgraph.domain")
 
 STAGE = "domain"
@@ -41,7 +43,7 @@ def top_keywords(topic_keywords: list[list[str]], n: int = 3) -> list[str]:
         for pos, kw in enumerate(keywords or []):
             text = _clean(kw)
             key = text.lower()
-            if len(key) < 2 or re.fullmatch(r"[\d\W_]+", key) or key in seen_here:
+            if len(key) < 2 or re.fullmatch(r"[\d\W_]+", key) or key in seen_here or MARKUP_WORD.match(key):
                 continue
             seen_here.add(key)
             score[key] = score.get(key, 0.0) + 1.0 / (1 + pos)

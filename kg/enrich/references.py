@@ -18,7 +18,7 @@ _NUM = r"\d+(?:[-.]\d+)*[a-z]?"
 # after the number ("Table 3 for more ...") is a sentence that merely starts
 # with a mention, not a caption.
 _CAPTION_RE = re.compile(
-    rf"^\s*(Figure|Fig\.?|FIGURE|FIG\.?|Table|TABLE)\s*({_NUM})"
+    rf"^\s*(Figure|Fig\.?|FIGURE|FIG\.?|Table|Tab\.|TABLE|TAB\.)\s*({_NUM})"
     r"(?:\s*[:.|\u2014\u2013-]|\s*$|\s+(?=[A-Z(\[]))"
 )
 _TOC_LEADER_RE = re.compile(r"\.\s*\.\s*\.\s*\.|…{2,}")
@@ -126,6 +126,25 @@ def _targets(
     return []
 
 
+def _why_unresolved(label: str, chunks: list[Chunk]) -> str:
+    """Why a mention found no target: the document has no caption with its label (a figure
+    without one, or a caption the reader did not recognise), or no section with its number."""
+    kind, _, number = label.partition(" ")
+    if kind == "Section":
+        return "no section with this number"
+    if any(label in c.text for c in chunks if c.kind in ("caption", "table")):
+        return "caption not recognised"
+    return "no caption with this label"
+
+
+def unresolved_reasons(unresolved: list[dict]) -> dict[str, int]:
+    """Unresolved mentions counted by reason, most frequent first (for the ingest report)."""
+    counts: dict[str, int] = {}
+    for row in unresolved:
+        counts[row.get("reason", "")] = counts.get(row.get("reason", ""), 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def resolve_references(
     chunks: list[Chunk], images: list[ImageRef]
 ) -> tuple[list[dict], list[dict]]:
@@ -133,7 +152,7 @@ def resolve_references(
 
     Returns (resolved, unresolved). resolved rows are
     {"source", "target", "label", "target_kind"}; unresolved rows are
-    {"source", "label"}. A chunk never references itself, and a caption's or
+    {"source", "label", "reason"} (see _why_unresolved). A chunk never references itself, and a caption's or
     table's own label is not a mention. Equation labels are "Eq. N".
     """
     resolved: list[dict] = []
@@ -148,7 +167,7 @@ def resolve_references(
             if label.startswith("Eq.") and not targets:
                 continue  # the chunk showing "(N)" may be this one: nothing to link
             if not targets:
-                unresolved.append({"source": chunk.id, "label": label})
+                unresolved.append({"source": chunk.id, "label": label, "reason": _why_unresolved(label, chunks)})
                 continue
             for target, target_kind in targets:
                 if (chunk.id, target) in seen:

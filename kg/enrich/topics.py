@@ -46,9 +46,16 @@ def _stop_words() -> frozenset[str]:
     return frozenset(STOP_WORDS) | _EXTRA_STOP
 
 
+# Markup and extraction placeholders are no words of the text: "<br>" in a table cell once
+# made "br" a topic keyword and the corpus "documents about br, models and citations".
+_MARKUP_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*\s*/?>|&[a-z]+;|&#\d+;")
+MARKUP_WORD = re.compile(r"^(?:br|td|tr|th|nbsp|amp|col\d+)$")
+
+
 def tokenize(text: str, stop: frozenset[str]) -> list[str]:
-    """Lowercase word tokens, no stop words, no pure numbers, at least 2 characters."""
-    return [t for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in stop]
+    """Lowercase word tokens, no stop words, no pure numbers, no markup, at least 2 characters."""
+    words = _TOKEN.findall(_MARKUP_TAG.sub(" ", text).lower())
+    return [t for t in words if len(t) > 1 and t not in stop and not MARKUP_WORD.match(t)]
 
 
 def _leiden(n: int, edges: list[tuple[int, int, float]], resolution: float, seed: int) -> list[int]:

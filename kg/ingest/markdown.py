@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from kg.ids import sha256_bytes
 from kg.enrich.references import caption_label
 from kg.ingest.roles import assign_roles
-from kg.ingest.tables import table_grid
+from kg.ingest.tables import grid_markdown, table_grid
 from kg.ingest.text import decode_utf8, make_title, read_bytes, save_asset
 from kg.models import Block, ImageRef, ParsedDocument
 
@@ -47,7 +47,8 @@ def read_markdown(path: Path, assets_dir: Path) -> ParsedDocument:
             doc.blocks.append(_heading_block(title, int(level)))
         elif kind == "table":
             table = "\n".join(line.rstrip() for line in lines)
-            doc.blocks.append(Block(text=table, kind="table", cells=table_grid(table).to_json()))
+            grid = table_grid(table)  # the chunk shows the clean grid: no "<br>" or emphasis
+            doc.blocks.append(Block(text=grid_markdown(grid) or table, kind="table", cells=grid.to_json()))
         else:  # code
             doc.blocks.append(Block(text="\n".join(lines), kind="text"))
     _caption_images(doc, pending_images)  # before tables consume blocks: slots stay valid

@@ -166,6 +166,18 @@ def table_grid(markdown: str) -> TableGrid:
     return TableGrid(header, rows, units)
 
 
+def grid_markdown(grid: TableGrid) -> str:
+    """The clean grid as a markdown table: what a chunk of the table shows (no "<br>", no emphasis)."""
+    if not grid.rows:
+        return ""
+    width = len(grid.header)
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in (cells + [""] * width)[:width]) + " |"
+
+    return "\n".join([line(grid.header), "|" + "|".join(["---"] * width) + "|", *map(line, grid.rows)])
+
+
 def table_cells(table: Any) -> list[Cell]:
     """Cells of a table given as markdown text, a TableGrid, a cells JSON
     string, or anything with `cells` (JSON) or `text` (markdown) attributes,

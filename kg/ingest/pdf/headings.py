@@ -24,13 +24,32 @@ def body_font_size(pages: list[RawPage]) -> float:
 def demote_body_captions(pages: list[RawPage], body_size: float) -> None:
     """A "Table 4. On average ..." paragraph at a column top is prose, not a caption.
 
-    Real captions are set smaller than body text or start with a bold label.
+    Real captions are set smaller than body text, start with a bold label, put a
+    colon after the label ("Table 1: Maximum path lengths ..."; prose does not),
+    or sit right above or below a table, image or drawing (many papers set
+    captions in body type).
     """
     for page in pages:
+        figures = [t.bbox for t in page.tables] + [g.bbox for g in page.images] + [g.bbox for g in page.drawings]
         for block in page.blocks:
             first = block.lines[0]
-            if block.kind == "caption" and first.size >= body_size - 0.3 and not first.first_bold:
+            if block.kind == "caption" and first.size >= body_size - 0.3 and not first.first_bold \
+                    and not _COLON_LABEL.match(first.text) and not _beside_figure(block, figures):
                 block.kind, block.label = "text", ""
+
+
+_COLON_LABEL = re.compile(r"^\s*(?:Figure|Fig\.?|Table|Tab\.?)\s*\d+(?:[-.]\d+)*[a-z]?\s*[:|]", re.I)
+CAPTION_GAP = 24.0  # points between a caption and the table or figure it describes
+
+
+def _beside_figure(block, figures) -> bool:
+    box = block.bbox
+    for fig in figures:
+        overlap = min(box.x1, fig.x1) - max(box.x0, fig.x0)
+        gap = max(fig.y0 - box.y1, box.y0 - fig.y1)
+        if overlap > 0.3 * min(box.width, fig.width) and gap <= CAPTION_GAP:
+            return True
+    return False
 
 
 def is_heading_candidate(block: RawBlock, body_size: float) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pymupdf
 
 from kg.enrich.references import caption_label
@@ -62,6 +64,7 @@ def _span_runs(spans: list[dict], gap: float = 15.0) -> list[list[dict]]:
 
 
 def _line(spans: list[dict], raw_line: dict) -> Line:
+    spans = drop_footnote_markers(spans)
     text = "".join(s["text"] for s in spans).strip()
     visible = [s for s in spans if s["text"].strip()]
     if not visible:
@@ -73,6 +76,52 @@ def _line(spans: list[dict], raw_line: dict) -> Line:
     bold = all((s["flags"] & 16) or "bold" in s["font"].lower() for s in visible)
     first_bold = bool((visible[0]["flags"] & 16) or "bold" in visible[0]["font"].lower())
     return Line(text, tuple(bbox), round(size, 1), bold, first_bold)
+
+
+_MARKER_RE = re.compile(r"\s*(?:\d{1,3}(?:[,\u2013-]\d{1,3})*|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*")
+_MARKER_SHRINK = 0.85  # a marker is set at most this share of the line's type size
+
+
+_UNITS = frozenset({"m", "cm", "mm", "km", "ft", "in", "s", "kg", "g", "yd", "mi"})  # "km\u00b2": an exponent
+
+
+def _marks(before: str) -> bool:
+    """A raised number after this text is a footnote marker, not an exponent or a numerator."""
+    token = before.split()[-1] if before.split() else ""
+    if not token or token[-1] == "\u2044" or token.lower() in _UNITS:
+        return False
+    if token[-1].isdigit():  # "v3.0.0\u2079" and "0.5.5\u00b9\u2070" are versions; "10\u2076" is a power
+        return not token.endswith("10") and ("." in token or any(c.isalpha() for c in token))
+    return True
+
+
+def drop_footnote_markers(spans: list[dict]) -> list[dict]:
+    """Spans without the footnote markers the PDF sets as superscripts.
+
+    A marker is a short run of digits or of *, \u2020, \u2021 that the PDF
+    flags as superscript, set smaller than the line and raised above the
+    text before it, right after a word, a version or punctuation ("S2ORC,\u00b9",
+    "each PDF.\u00b9\u00b9", "v3.0.0\u2079"). A power ("10\u2076", "km\u00b2") and a
+    numerator ("\u00b9\u2044\u2084") are kept.
+    Only markers the PDF shows as such go: never a digit of the text itself.
+    """
+    visible = [s for s in spans if s["text"].strip()]
+    if len(visible) < 2:
+        return spans
+    size = max(s["size"] for s in visible)
+    kept: list[dict] = []
+    for i, span in enumerate(spans):
+        before = "".join(s["text"] for s in kept).rstrip()
+        after = "".join(s["text"] for s in spans[i + 1:]).lstrip()
+        marker = (span["flags"] & 1 and span["size"] < _MARKER_SHRINK * size
+                  and _MARKER_RE.fullmatch(span["text"]) and kept
+                  and span["origin"][1] < kept[-1]["origin"][1] - 0.5
+                  and _marks(before) and not after.startswith("\u2044"))
+        if not marker:
+            kept.append(span)
+        elif after[:1].isalnum() and not spans[i + 1]["text"][:1].isspace() and not kept[-1]["text"][-1:].isspace():
+            kept.append({**span, "text": " "})  # "Scholar\u2078Open" -> "Scholar Open", not "ScholarOpen"
+    return kept
 
 
 def _split_at_captions(lines: list[Line], page: int) -> list[RawBlock]:

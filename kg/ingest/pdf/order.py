@@ -5,7 +5,7 @@ from __future__ import annotations
 import pymupdf
 
 from kg.ingest.pdf.headings import heading_fields, is_heading_candidate
-from kg.ingest.tables import table_grid
+from kg.ingest.tables import grid_markdown, table_grid
 from kg.ingest.pdf.types import RawBlock, RawPage, RawTable
 from kg.models import Block
 
@@ -52,8 +52,11 @@ def to_block(
 ) -> Block | None:
     if isinstance(item, RawTable):
         label = item.caption.label if item.caption else ""
-        text = f"{item.caption.text}\n\n{item.markdown}" if item.caption else item.markdown
-        return Block(text=text, kind="table", page=page, label=label, cells=table_grid(item.markdown).to_json())
+        grid = table_grid(item.markdown)
+        # The chunk shows the clean grid: no "<br>" or emphasis reaches keywords, topics or questions.
+        table_text = grid_markdown(grid) or " ".join(item.markdown.replace("<br>", " ").split(" "))
+        text = f"{item.caption.text}\n\n{table_text}" if item.caption else table_text
+        return Block(text=text, kind="table", page=page, label=label, cells=grid.to_json())
     text = item.text.strip()
     if not text:
         return None

@@ -6,7 +6,8 @@ import re
 
 import pymupdf
 
-from kg.ingest.pdf.types import RawBlock, RawPage, RawTable
+from kg.enrich.references import caption_label
+from kg.ingest.pdf.types import Line, RawBlock, RawPage, RawTable
 
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
 _DOT_LEADERS_RE = re.compile(r" ?(?:\. ?){4,}")  # "AFM revisions ........" in cost tables
@@ -18,14 +19,70 @@ def find_tables(page: pymupdf.Page) -> list[RawTable]:
         found = page.find_tables()
     except Exception:  # table detection is best effort; the text still gets read
         return []
+    words = page.get_text("words") if found.tables else []
     for table in found.tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        # to_markdown keeps "0.81" intact where extract() splits decimals.
-        markdown = _DOT_LEADERS_RE.sub("", table.to_markdown()).strip()
+        rows = printed_rows(table, words)
+        caption = _caption_row(rows, page.number + 1)
+        if caption is not None:
+            rows = rows[1:]
+        if len(rows) >= 2:
+            markdown = _DOT_LEADERS_RE.sub("", rows_markdown(rows)).strip()
+        else:  # no cell boxes to read: pymupdf's own text (it keeps "0.81" whole, not "Qwen1.5-7B")
+            markdown = _DOT_LEADERS_RE.sub("", table.to_markdown()).strip()
         if markdown:
-            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown))
+            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption))
     return tables
+
+
+def printed_rows(table, words: list[tuple]) -> list[list[str]]:
+    """The table's rows (header first), each cell's text rebuilt from the page's words.
+
+    pymupdf's table text re-spaces characters by their gaps ("Qwen1 .5 -7B",
+    "LayerType"); the page's words keep the spaces the PDF prints. A word
+    belongs to the cell holding its centre; a cell's lines are joined with
+    "<br>" so that kg.ingest.tables can unpack rows packed into one cell.
+    """
+    header = table.header
+    boxes = [header.cells] if header.external else []
+    boxes += [row.cells for row in table.rows]
+    rows = [[_cell_text(box, words) for box in cells] for cells in boxes]
+    return [row for row in rows if any(row)]
+
+
+def _cell_text(box, words: list[tuple]) -> str:
+    if box is None:
+        return ""
+    x0, y0, x1, y1 = box
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    lines: dict[tuple[int, int], list[tuple]] = {}
+    for word in inside:
+        lines.setdefault((word[5], word[6]), []).append(word)
+    ordered = sorted(lines.values(), key=lambda ws: (round(min(w[1] for w in ws)), min(w[0] for w in ws)))
+    return "<br>".join(" ".join(w[4] for w in sorted(ws, key=lambda w: w[7])) for ws in ordered)
+
+
+def rows_markdown(rows: list[list[str]]) -> str:
+    """A markdown table: the first row is the header."""
+    width = max(len(r) for r in rows)
+
+    def line(cells: list[str]) -> str:
+        cells = [c.replace("|", "\\|") for c in cells] + [""] * (width - len(cells))
+        return "|" + "|".join(cells) + "|"
+
+    return "\n".join([line(rows[0]), "|" + "|".join(["---"] * width) + "|", *map(line, rows[1:])])
+
+
+def _caption_row(rows: list[list[str]], page: int) -> RawBlock | None:
+    """A caption ("Table 1: Current layout detection models ...") detected as the table's first row."""
+    if not rows:
+        return None
+    text = " ".join(" ".join(c.replace("<br>", " ").split()) for c in rows[0] if c.strip())
+    label = caption_label(text)
+    if not label.startswith("Table"):
+        return None
+    return RawBlock([Line(text, (0.0, 0.0, 0.0, 0.0), 0.0, False)], page, "caption", label)
 
 
 def remove_text_in_tables(page: RawPage) -> None:
@@ -46,6 +103,8 @@ def attach_table_captions(page: RawPage) -> None:
     """Give each table its "Table N" caption (above, else below) and drop that block."""
     used: set[int] = set()
     for table in page.tables:
+        if table.caption is not None:  # read from the table's own first row
+            continue
         best, best_gap = None, TABLE_CAPTION_MAX_GAP
         for i, block in enumerate(page.blocks):
             if i in used or block.kind != "caption" or not block.label.startswith("Table"):

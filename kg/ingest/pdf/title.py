@@ -1,6 +1,8 @@
 """A PDF's title: meaningful metadata, else the first page's largest heading.
 
-Never a running header or a masthead: a candidate at the top of the page
+Never a margin stamp, link or series label (is_stamp: "arXiv:2407.10671v4
+[cs.CL] 10 Sep 2024", "ibm.com/redbooks", "Redpaper"), text set up the margin,
+a line of figures, a running header or a masthead: a candidate at the top of the page
 made only of words that the page furniture repeats ("Proposed Rules" under
 "Federal Register / Vol. 85 / ... / Proposed Rules") is skipped, as are
 cover labels ("Front cover") and section names ("Abstract").
@@ -20,7 +22,16 @@ SAME_SIZE = 0.3  # points: lines of one title share their font size
 
 _GENERIC_METADATA_RE = re.compile(
     r"^(?:microsoft word|untitled|title|document\d*|slide \d+|presentation\d*|front cover|cover)\b"
-    r"|\.(?:docx?|pdf|tex|dvi|indd|qxd|rtf|pptx?)$|^[\W\d_]+$", re.I)
+    r"|\.(?:docx?|pdf|tex|dvi|indd|qxd|rtf|pptx?)$|^[\W\d_]+$"
+    r"|^\S+\.[a-z\d]{2,4}$", re.I)  # a file name: "odf_presentation.odp", "10811.exe"
+# Margin stamps, links and series labels are set large on a first page but never title it:
+# an arXiv or DOI stamp, a URL or domain, "Source: ...", a publisher's series name.
+_STAMP_RE = re.compile(
+    r"\barxiv:\s*\d{4}\.\d{4,5}|\bdoi\b|\b10\.\d{4,9}/|https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|gov|edu|io|int)\b"
+    r"|^source:|\bred ?(?:paper|books?)\b|\bissn\b|^(?:vol(?:ume)?|no|issue)\.? ?\d", re.I)
+_SERIES_RE = re.compile(
+    r"^(?:journal of|proceedings of|transactions on|annals of|technical report|white ?paper|preprint|draft|"
+    r"confidential|for official use only|under review)\b", re.I)
 _NOT_A_TITLE_RE = re.compile(
     r"^(?:(?:front|back|inside) cover|cover( page)?|abstract|summary|introduction|contents|table of contents|"
     r"preface|foreword|page \d+|proceedings)$", re.I)
@@ -44,8 +55,22 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]{2,}", text.lower()))
 
 
+def is_stamp(text: str) -> bool:
+    """A margin stamp, link or series label ("arXiv:2407.10671v4 [cs.CL] ...", "ibm.com/redbooks")."""
+    text = " ".join(text.split())
+    return bool(_STAMP_RE.search(text) or _SERIES_RE.match(text))
+
+
+def _rotated(block: RawBlock) -> bool:
+    """Text set up the margin (an arXiv stamp): far taller than wide."""
+    box = block.bbox
+    return box.height > 3 * max(box.width, 1.0) and len(block.text) > 8
+
+
 def _acceptable(block: RawBlock, text: str, page: RawPage, furniture_words: set[str]) -> bool:
     if len(text) < 4 or not re.search(r"[A-Za-z]{3}", text) or _NOT_A_TITLE_RE.match(text.strip(" .:")):
+        return False
+    if is_stamp(text) or _digit_words(text) > 0.3:  # "2.5 kilograms CO2e/boe 1st woman ~70%": figures
         return False
     if heading_role(text):
         return False
@@ -68,7 +93,8 @@ def _runs(blocks: list[RawBlock]) -> list[list[RawBlock]]:
 def heading_title(pages: list[RawPage], body_size: float, furniture_words: set[str]) -> str:
     """The largest-font text on the first page(s) that can be a title, or ""."""
     for page in pages[:TITLE_PAGES]:
-        blocks = [b for b in page.blocks if b.kind == "text" and len(b.lines) <= 6 and len(b.text) <= 300]
+        blocks = [b for b in page.blocks if b.kind == "text" and len(b.lines) <= 6 and len(b.text) <= 300
+                  and not _rotated(b) and not is_stamp(b.text)]
         sizes = sorted({b.size for b in blocks if b.size >= body_size + 1.0}, reverse=True)
         for size in sizes:
             same = [b for b in blocks if abs(b.size - size) <= SAME_SIZE]

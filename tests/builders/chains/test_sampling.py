@@ -29,14 +29,14 @@ class FakeWalker:
 class CountingQuotas:
     """Allows `target // 10` chains: relaxing (a larger target) allows more."""
 
-    def __init__(self, view, target: int, used_docs=None, used_topics=None) -> None:
+    def __init__(self, view, target: int, used_docs=None, used_topics=None, variety=None) -> None:
         self.allowed = target // 10
         self.taken = 0
 
-    def allows_chain(self, view, node_ids, bridges) -> bool:
+    def allows_chain(self, view, node_ids, bridges, template="") -> bool:
         return self.taken < self.allowed
 
-    def take_chain(self, view, node_ids, bridges) -> None:
+    def take_chain(self, view, node_ids, bridges, template="") -> None:
         self.taken += 1
 
 
@@ -72,3 +72,24 @@ def test_rounds_that_fill_up_do_not_open_the_caps(monkeypatch):
     draw = sampling.RoundDraw(None, FakeWalker(), ["many"], 100, set(), Report())
     assert len(list(draw.round({"many": 4}, 4))) == 4
     assert not draw.open_all and draw.relaxed == 0
+
+
+def test_one_table_or_the_table_template_gives_at_most_the_variety_share():
+    """n = 50 at the default 20%: one table is in at most 10 chains, and at most 10 chains
+    are table-cell questions, however often the walker offers them."""
+    from types import SimpleNamespace
+
+    from builders.chains.quotas import TABLE_TEMPLATE, VarietyLimit
+
+    view = SimpleNamespace(nodes={"t1": SimpleNamespace(kind="table"), "t2": SimpleNamespace(kind="table"),
+                                  "p": SimpleNamespace(kind="text")})
+    limit = VarietyLimit(50, 0.2)
+    taken = 0
+    for _ in range(40):
+        if limit.allows(view, ["p", "t1"]):
+            limit.take(view, ["p", "t1"])
+            taken += 1
+    assert taken == 10 and limit.allows(view, ["p", "t2"]) and limit.allows(view, ["p"])
+    cells = sum(1 for i in range(40) if limit.allows(view, ["p"], TABLE_TEMPLATE) and
+                limit.take(view, ["p"], TABLE_TEMPLATE) is None)
+    assert cells == 10

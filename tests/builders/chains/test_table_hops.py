@@ -272,6 +272,7 @@ def test_the_llm_path_asks_for_the_cell_and_writes_it_back(store, tmp_path):
         settings.generate.n = 4
         settings.generate.types = ["text_chain"]
         settings.generate.table_share = 1.0
+        settings.generate.variety_share = 1.0  # this test is about the cell request, not variety
         run_generate(settings, store, console=Quiet())
     asked = [u for u in writer.verbalize_users if "(the table cell in row" in u]
     assert asked, "no verbalize request named a table cell"

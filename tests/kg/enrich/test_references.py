@@ -66,7 +66,7 @@ def test_resolve_against_images_tables_sections_equations():
         ("cap5", "Table 2", "t2", "chunk"),
         ("c2", "Figure 5", "cap5", "chunk"),  # no image: the caption chunk stands in
     }
-    assert unresolved == [{"source": "c1", "label": "Figure 9"}]
+    assert unresolved == [{"source": "c1", "label": "Figure 9", "reason": "no caption with this label"}]
     # Captions and tables do not reference themselves through their own label.
     assert not any(r["source"] == r["target"] for r in resolved)
     assert not any(r["source"] in ("cap3", "t2") for r in resolved)
@@ -75,7 +75,7 @@ def test_resolve_against_images_tables_sections_equations():
 def test_section_reference_never_targets_itself():
     chunks = [_chunk("only", "Section 2 explains it.", section="2")]
     resolved, unresolved = resolve_references(chunks, [])
-    assert resolved == [] and unresolved == [{"source": "only", "label": "Section 2"}]
+    assert resolved == [] and unresolved == [{"source": "only", "label": "Section 2", "reason": "no section with this number"}]
 
 
 def test_caption_links_by_text_then_label():
@@ -133,3 +133,24 @@ def test_faa_text_mentions_resolve_and_captions_link(assets):
     links = dict(caption_links(chunks, doc.images))
     captions = {c.id: c.label for c in chunks if c.kind == "caption"}
     assert {img: captions[chunk] for img, chunk in links.items()} == {v: k for k, v in by_label.items()}
+
+
+def test_tab_abbreviation_captions_and_mentions_resolve():
+    from kg.enrich.references import caption_label
+    assert caption_label("Tab. 2: Results on the test set") == "Table 2"
+    chunks = [
+        Chunk(id="t", doc_id="d", index=0, text="Tab. 2: Results\n\n| a | b |\n|---|---|\n| x | 1 |", kind="table",
+              page_start=5, page_end=5, section="", label="Table 2"),
+        Chunk(id="p", doc_id="d", index=1, text="As Tab. 2 shows on the next page, x is 1.", kind="text",
+              page_start=4, page_end=4, section=""),
+    ]
+    resolved, unresolved = resolve_references(chunks, [])
+    assert [(r["source"], r["target"]) for r in resolved] == [("p", "t")] and unresolved == []
+
+
+def test_unresolved_mentions_are_counted_by_reason():
+    from kg.enrich.references import unresolved_reasons
+    rows = [{"label": "Figure 9", "reason": "no caption with this label"},
+            {"label": "Figure 8", "reason": "no caption with this label"},
+            {"label": "Section 2", "reason": "no section with this number"}]
+    assert unresolved_reasons(rows) == {"no caption with this label": 2, "no section with this number": 1}

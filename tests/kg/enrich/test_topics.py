@@ -75,3 +75,16 @@ def test_no_edges_all_misc_and_empty_input():
 def test_ctfidf_prefers_class_specific_terms():
     kws = ctfidf_keywords([["common", "alpha", "alpha"], ["common", "beta", "beta"]], n_keywords=1)
     assert kws == [["alpha"], ["beta"]]
+
+
+def test_markup_never_becomes_a_keyword():
+    from kg.enrich.topics import tokenize
+    words = tokenize("Qwen1.5-7B<br>Qwen2-7B | Col4 | models&nbsp;scores", frozenset())
+    assert {"qwen2-7b", "models", "scores"} <= set(words)
+    assert not {"br", "col4", "nbsp"} & set(words)
+
+
+def test_the_domain_never_names_markup():
+    from kg.enrich.domain import top_keywords
+    assert top_keywords([["br", "models", "citations"], ["br", "col4", "retrieval"]], 3) == \
+        ["models", "citations", "retrieval"]

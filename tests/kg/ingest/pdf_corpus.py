@@ -13,7 +13,9 @@ import pytest
 from kg.ingest import read_document
 from kg.models import ParsedDocument
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
+# The shared corpus sits beside the main checkout (/work/shared); a worktree is one level deeper.
+CORPUS = next((p / "shared" / "corpus" for p in Path(__file__).resolve().parents[4:6]
+               if (p / "shared" / "corpus").exists()), Path(__file__).resolve().parents[4] / "shared" / "corpus")
 PDF_DIR = CORPUS / "pdf"
 FEDREG = PDF_DIR / "reg_federal_register_2020-17221.pdf"
 NIST = PDF_DIR / "report_nist_sp800-223_hpc_security.pdf"

@@ -4,6 +4,7 @@ which pages get table detection (pages with and without ruling lines)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pymupdf
@@ -33,7 +34,7 @@ def test_longeval_packed_rows_become_cells(parsed_pdf):
     assert _cell(cells, "PubMed + ngram block", "COARSE") == "11.7"
     assert _cell(cells, "Average", "FINE") == "7.8"
     table1 = table_cells(_table(doc, "Table 1").cells)
-    assert _cell(table1, "GovReport (2021)", "source (words)") == "7551"
+    assert _cell(table1, "GovReport (2021)", "|source| (words)") == "7551"
     for block in doc.blocks:
         if block.kind == "table":
             for cell in table_cells(block.cells):
@@ -54,8 +55,8 @@ def test_federal_register_table_without_caption(parsed_pdf):
     tables = [b for b in doc.blocks if b.kind == "table"]
     assert len(tables) == 2
     cells = [c for t in tables for c in table_cells(t.cells)]
-    assert _cell(cells, "AOA sensor system test", "Partscost") == "$0"
-    assert _cell(cells, "AFM revisions", "Costperproduct") == "$85"  # dot leaders gone
+    assert _cell(cells, "AOA sensor system test", "Parts cost") == "$0"
+    assert _cell(cells, "AFM revisions", "Cost per product") == "$85"  # dot leaders gone
     assert not any("...." in c.value or "...." in c.row_label for c in cells)
 
 
@@ -142,3 +143,25 @@ def test_table_recall_on_the_shared_corpus(parsed_pdf):
     assert found["ai2_s2orc_acl2020.pdf"] == 8
     assert found["reg_federal_register_2020-17221.pdf"] == 2
     assert sum(found.values()) == 18
+
+
+def test_headers_are_read_as_printed_and_no_cell_holds_markup(parsed_pdf):
+    """Headers come from the page's words ("Type of human evaluation", not "Typeofhumanevaluation"),
+    and neither a cell nor the table's chunk text holds "<br>" or a placeholder "ColN"."""
+    doc = parsed_pdf(LONGEVAL)
+    grid = TableGrid.from_json(_table(doc, "Table 2").cells)
+    assert grid.header == ["Type of human evaluation", "# papers", "% papers"]
+    for path in (LONGEVAL, S2ORC, FEDREG):
+        for block in parsed_pdf(path).blocks:
+            if block.kind == "table":
+                grid = TableGrid.from_json(block.cells)
+                texts = [block.text, *grid.header, *(c for r in grid.rows for c in r)]
+                assert not any("<br" in t or re.search(r"\bCol\d+\b", t) for t in texts), block.text[:200]
+
+
+def test_a_caption_read_as_the_first_row_becomes_the_caption():
+    from kg.ingest.pdf.tables import _caption_row
+    rows = [["Table 1: C", "Current layo", "out detection models"], ["Dataset", "Base Model", "Notes"]]
+    caption = _caption_row(rows, 5)
+    assert caption is not None and caption.label == "Table 1" and caption.text.startswith("Table 1: C")
+    assert _caption_row(rows[1:], 5) is None
