@@ -17,13 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from builders.chains.bridges import BridgeRules
+from builders.chains.construction import ChainConstruction
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.sampling import RoundDraw
+from builders.chains.shortcuts import CorpusIndex, load_vectors
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
+from kg.enrich.domain import domain_at_generate
 from kg.errors import HopgraphError
 from queries.corpus_view import CorpusView, load_corpus_view
 
@@ -41,6 +44,7 @@ class GenerateReport:
     llm_failed: Counter = field(default_factory=Counter)  # reason -> chains left for the next run
     llm_unavailable: str = ""
     candidates: int = 0
+    prechecked: Counter = field(default_factory=Counter)  # reason -> candidates dropped before any LLM call
     already: int = 0
     llm: dict = field(default_factory=dict)
 
@@ -53,6 +57,7 @@ class GenerateReport:
             "llm_failed": dict(self.llm_failed),
             "llm_unavailable": self.llm_unavailable,
             "candidates": self.candidates,
+            "precheck_dropped": dict(self.prechecked),
             "accepted_before": self.already,
             "llm": self.llm,
         }
@@ -84,12 +89,41 @@ class GenerateRun:
     manifest: object = None  # kg.runs.RunManifest, started with the run so "seconds" is its length
 
 
-def make_walker(view: CorpusView, settings: Settings, rng: random.Random) -> Walker:
+def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store=None, strict: bool = False
+                ) -> Walker:
+    """The walker with the construction pre-check; `strict` (an LLM pays for each candidate) enforces it."""
     cfg = settings.generate
+    if strict and not settings.llm.vision_model:
+        images_as_captions(view)
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
-    return Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
-                  table_share=cfg.table_share)
+    walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
+                    table_share=cfg.table_share)
+    index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
+    tables = walker.table_walk.tables
+    rows: dict[str, int] = {}
+    for table_id, _ in tables.cells:
+        rows[table_id] = rows.get(table_id, 0) + 1
+    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0))
+    walker.strict = strict
+    return walker
+
+
+MIN_CAPTION_WORDS = 12
+
+
+def images_as_captions(view: CorpusView) -> None:
+    """Without a vision model an image hop can only be read through words: a model's description, or
+    a caption that says what the figure shows. The page text ingest put next to a caption is not the
+    image, so it is dropped; an image with neither is no evidence (its mentions are removed)."""
+    for node in [n for n in view.nodes.values() if n.label == "Image" and n.description_source != "vlm"]:
+        if len(node.caption.split()) >= MIN_CAPTION_WORDS:
+            node.text = node.caption
+            continue
+        for ent in view.mentions.pop(node.id, set()):
+            view.mentioned_by.get(ent, set()).discard(node.id)
+        for chunk in view.image_links.pop(node.id, set()):
+            view.image_links.get(chunk, set()).discard(node.id)
 
 
 def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: GenerateReport, console) -> list[str]:
@@ -129,13 +163,17 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     view = load_corpus_view(store)
     if not view.chunk_ids:
         raise HopgraphError("the graph has no chunks: run `hopgraph ingest <docs>` first")
-    walker = make_walker(view, settings, random.Random(cfg.seed))
+    walker = make_walker(view, settings, random.Random(cfg.seed), store, strict=settings.llm_configured)
     types = feasible_types(view, walker, cfg.types, report, console)
     if (settings.llm_configured or dry_run) and client is None:
         from kg.llm.client import LLMClient
 
         client = LLMClient.from_settings(settings, no_cache=no_cache, max_calls=max_calls,
                                          budget_tokens=budget_tokens, dry_run=dry_run)
+    if settings.llm_configured and not dry_run:
+        named = domain_at_generate(store, client, settings.llm.prompts_dir)
+        if named:  # ingest ran offline: the writer gets a domain and persona worth writing from
+            view.domain, view.persona = named["domain"], named["persona"]
     if dry_run and not settings.llm_configured:
         console.print("generate --dry-run: no LLM configured; the offline generator spends nothing")
         return report.to_dict()
@@ -312,6 +350,8 @@ def _print_summary(console, report: GenerateReport, missing: int) -> None:
         console.print(f"  accepted {gtype}: {n}", highlight=False)
     for (gtype, reason), n in sorted(report.rejected.items()):
         console.print(f"  rejected {gtype}: {reason} x{n}", highlight=False)
+    for reason, n in sorted(report.prechecked.items()):
+        console.print(f"  dropped before any LLM call: {reason} x{n}", highlight=False)
     for reason, n in sorted(report.llm_failed.items()):
         console.print(f"  not written, retried next run: {reason} x{n}", highlight=False)
     if report.hops:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from builders.chains.necessity import EmpiricalNecessity, judge
-from builders.chains.requests import answer_requests, verbalize_request, verify_request
+from builders.chains.requests import answer_requests, repair_request, verbalize_request, verify_request
 from builders.chains.shrink import shrunk
 from builders.chains.statements import StatementIndex
 from builders.chains.verbalize import Draft, HopText, OfflineVerbalizer
@@ -34,6 +34,7 @@ class Outcome:
     shrunk_from: int = 0
     root_id: str = ""  # id of the candidate as sampled (before any shrinking)
     empirical: EmpiricalNecessity | None = None
+    repaired: bool = False  # accepted (or rejected) after the writer's one rewrite
 
 
 # ---------------------------------------------------------------- offline
@@ -87,6 +88,10 @@ def llm_round(view: CorpusView, cands: Iterable[Candidate], client, settings: Se
             outcome = await _llm_attempt(view, cand, settings, call)
             if outcome.status != "rejected" or outcome.verdict is None:
                 break
+            if attempt == 0 and repairable(outcome.verdict) and not client.budget_exhausted:
+                outcome = await _repaired(view, outcome, settings, call)
+                if outcome.status != "rejected" or outcome.verdict is None:
+                    break
             if outcome.verdict.passed:
                 break
             smaller = shrunk(view, cand, outcome.verdict, min_hops) if attempt == 0 else None
@@ -182,6 +187,31 @@ async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, ca
     value = res.value
     draft = Draft(cand, [HopText(h.subquestion, h.answer) for h in value.hops], value.question,
                   value.answer, res.model or "llm", {"verbalize_chain": res.prompt_version})
+    return await _verified(view, draft, settings, call)
+
+
+def repairable(verdict: ChainVerdict) -> bool:
+    """A rejection the writer may fix by rewording: a hop not needed, or one item answering alone."""
+    return (not all(verdict.necessary) or not verdict.no_shortcut) and verdict.faithful
+
+
+async def _repaired(view: CorpusView, outcome: Outcome, settings: Settings, call) -> Outcome:
+    """The writer rewrites once with the verifier's reasons; the rewrite is verified again."""
+    draft = outcome.draft
+    res = await call(repair_request(view, draft, outcome.verdict, settings))
+    if not res.ok or len(res.value.hops) != len(draft.candidate.hops):
+        return outcome  # the first verdict stands; shrinking comes next
+    value = res.value
+    rewrite = Draft(draft.candidate, [HopText(h.subquestion, h.answer) for h in value.hops], value.question,
+                    value.answer, res.model or "llm",
+                    {**draft.prompt_versions, "repair_chain": res.prompt_version})
+    again = await _verified(view, rewrite, settings, call)
+    again.repaired = True
+    return again
+
+
+async def _verified(view: CorpusView, draft: Draft, settings: Settings, call) -> Outcome:
+    """Verify a written draft (and probe it, with empirical necessity)."""
     verdict = await call(verify_request(view, draft, settings))
     if not verdict.ok:
         return Outcome(draft, None, "failed", f"verify call failed: {verdict.error}")

@@ -189,19 +189,74 @@ class OfflineVerbalizer:
 
 
 # ---------------------------------------------------------------- LLM
+def evidence_window(text: str, keep: list[str] = (), max_chars: int = 1500) -> str:
+    """At most `max_chars` of whole sentences, around the first that names one of `keep`.
+
+    Cutting at a character count ended items mid-word ("One promi") and, in
+    long chunks, cut off the very sentence that names the bridge."""
+    if len(text) <= max_chars:
+        return text
+    parts = split_sentences(text)
+    if not parts:
+        return text[:max_chars].rsplit(" ", 1)[0]
+    lowered = [p.lower() for p in parts]
+    centre = next((i for i, p in enumerate(lowered) if any(k and k.lower() in p for k in keep)), 0)
+    lo, hi, size = centre, centre + 1, len(parts[centre])
+    while True:  # grow to the side that keeps the window balanced, while it fits
+        grown = False
+        for j in ((hi, lo - 1) if hi - centre <= centre - lo else (lo - 1, hi)):
+            if 0 <= j < len(parts) and (j == hi or j == lo - 1) and size + len(parts[j]) + 1 <= max_chars:
+                size += len(parts[j]) + 1
+                lo, hi = (j, hi) if j == lo - 1 else (lo, hi + 1)
+                grown = True
+                break
+        if not grown:
+            break
+    window = " ".join(parts[lo:hi])
+    return window if len(window) <= max_chars else window[:max_chars].rsplit(" ", 1)[0]
+
+
+_RUN_ON = re.compile(r"^[ \t]*([a-z][a-z\-]{2,})\b")
+_STOP_AFTER = frozenset("a an the and or of in on at to for by with from as is are was were be been which that "
+                        "this these those we our it its their can may will has have had not than then".split())
+
+
+def whole_phrase(view: CorpusView, entity_id: str, text: str) -> str:
+    """The answer as the evidence writes it: the entity's surface, with a run-in capitalised word cut
+    ("Qwen2-72B-Instruct We") and a lowercase term that runs on completed ("cross-layer referencing")."""
+    name = view.entity_name.get(entity_id, entity_id)
+    surface = entity_surface(view, entity_id, text)
+    if surface is None:
+        return name
+    words = surface.split()
+    if len(words) > 1 and words[-1][:1].isupper() and words[-1].lower() in _STOP_AFTER | {"we", "i", "our"}:
+        surface = " ".join(words[:-1])
+    end = text.find(surface) + len(surface)
+    run_on = _RUN_ON.match(text[end:]) if end >= len(surface) and surface[-1:].islower() else None
+    if run_on and run_on.group(1) not in _STOP_AFTER and not run_on.group(1).endswith("ly"):
+        surface = f"{surface} {run_on.group(1)}"
+    return surface
+
+
 def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> str:
-    """The hops as the verbalize prompt sees them."""
+    """The hops as the verbalize prompt sees them: evidence windows of whole sentences around the
+    bridges, the sentence that identifies each bridge, and the rivals a later hop holds."""
     items = []
+    construction = cand.meta.get("construction") or {}
     for i, hop in enumerate(cand.hops):
         node = view.nodes[hop.node_id]
+        incoming = cand.hops[i - 1].bridge if i else ""
+        keep = [view.entity_name.get(e, "") for e in (incoming, hop.bridge, cand.answer_entity) if e]
         item = {
             "index": i,
-            "modality": "image" if node.label == "Image" else "text",
-            "evidence": node.text[:max_chars],
+            "modality": _modality(node),
+            "evidence": evidence_window(node.text, keep, max_chars),
             "bridge_to_next": view.entity_name.get(hop.bridge, "") if hop.bridge else "",
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
+        elif incoming and construction.get("siblings"):
+            item["same_kind_in_this_hop"] = _rivals_named(view, hop.node_id, incoming, cand)
         cell = cand.table_cell
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
@@ -211,6 +266,22 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
             # it must not collapse into one cached question.
-            item["target_answer"] = view.entity_name.get(cand.answer_entity, cand.answer_entity)
+            item["target_answer"] = whole_phrase(view, cand.answer_entity, node.text)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)
+
+
+def _modality(node) -> str:
+    if node.label != "Image":
+        return "text"
+    return "image" if node.description_source == "vlm" else "image caption"
+
+
+def _rivals_named(view: CorpusView, node_id: str, incoming: str, cand: Candidate, limit: int = 6) -> list[str]:
+    """Names in a later hop of the same kind as the bridge it is entered by: the question must not
+    let a reader tell the bridge from them without the earlier hop."""
+    kind = view.entity_label.get(incoming, "")
+    chain = set(cand.bridges) | {cand.answer_entity}
+    names = sorted(view.entity_name.get(e, e) for e in view.mentions.get(node_id, ())
+                   if e not in chain and view.entity_label.get(e, "") == kind)
+    return names[:limit]

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from builders.chains.statements import StatementIndex
 from builders.chains.tables import names_value, normal_label, normal_text
-from builders.chains.verbalize import Draft, mentions_entity
+from builders.chains.verbalize import Draft, evidence_window, mentions_entity
 from queries.corpus_view import CorpusView
 
 _DEICTIC = re.compile(
@@ -218,12 +218,16 @@ def table_checks(view: CorpusView, draft: Draft, v: ChainVerdict) -> None:
 def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip: int | None = None) -> str:
     """The numbered evidence items; `skip` leaves one hop's item out (empirical necessity)."""
     lines = []
-    for i, hop in enumerate(draft.candidate.hops):
+    cand = draft.candidate
+    for i, hop in enumerate(cand.hops):
         if i == skip:
             continue
         node = view.nodes[hop.node_id]
-        kind = "image description" if node.label == "Image" else "text"
-        lines.append(f"[{i}] ({kind}) {node.text[:max_chars]}")
+        kind = "text" if node.label != "Image" else (
+            "image description" if node.description_source == "vlm" else "image caption")
+        keep = [view.entity_name.get(e, "") for e in (cand.hops[i - 1].bridge if i else "", hop.bridge,
+                                                       cand.answer_entity) if e]
+        lines.append(f"[{i}] ({kind}) {evidence_window(node.text, keep, max_chars)}")
     return "\n".join(lines)
 
 

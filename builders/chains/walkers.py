@@ -55,6 +55,10 @@ class Walker:
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.table_share = table_share
         self.table_walk = TableWalk(self, TableIndex(view, self.rules.evidence_roles))
+        # Set by generate (make_walker): the pre-check of construction.py, enforced when `strict`
+        # (an LLM will be paid for every candidate), only recorded otherwise.
+        self.construction = None
+        self.strict = False
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
         self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
@@ -359,7 +363,7 @@ class Walker:
         earlier = set().union(*(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
         incoming = hops[-2].bridge
         answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier, exclude)
-        if not answer:  # named earlier too: verification decides whether that is a shortcut
+        if not answer and not self.strict:  # named earlier too: verification decides whether that is a shortcut
             answer = self.answer_entity(hops[-1].node_id, incoming, exclude, exclude)
         if not answer:
             return None
