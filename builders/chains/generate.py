@@ -45,6 +45,8 @@ class GenerateReport:
     llm_unavailable: str = ""
     candidates: int = 0
     prechecked: Counter = field(default_factory=Counter)  # reason -> candidates dropped before any LLM call
+    verbalized: int = 0  # sampled candidates put into words and verified (a shrunk one counts once)
+    repaired: int = 0  # accepted after the writer's one rewrite
     already: int = 0
     llm: dict = field(default_factory=dict)
 
@@ -58,6 +60,8 @@ class GenerateReport:
             "llm_unavailable": self.llm_unavailable,
             "candidates": self.candidates,
             "precheck_dropped": dict(self.prechecked),
+            "verbalized": self.verbalized,
+            "accepted_after_repair": self.repaired,
             "accepted_before": self.already,
             "llm": self.llm,
         }
@@ -285,9 +289,11 @@ def tally_round(run: GenerateRun, outcomes: list[Outcome], bar) -> int:
             run.report.llm_failed[o.reason] += 1
             run.skip.discard(o.root_id)  # not written: a later run tries it again
             continue
+        run.report.verbalized += bool(o.draft.question)
         if o.status == "accepted":
             if run.need <= 0:
                 continue  # the rest waits for a later top-up
+            run.report.repaired += o.repaired
             run.need -= 1
             accepted += 1
             run.accepted_now[gtype] += 1

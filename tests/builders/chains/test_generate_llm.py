@@ -109,6 +109,13 @@ def chain_requests(server) -> list:
     return [r for r in server.chat_requests if task_of(r.body) in CHAIN_TASKS]
 
 
+def is_repair(body: dict) -> bool:
+    """A repair_chain request (it opens like verbalize_chain; the fake tells them apart by its user text)."""
+    from tests.fake_llm import user_text
+
+    return "Reviewer's verdict:" in user_text(body)
+
+
 def verify_hop_count(body: dict) -> int:
     from tests.fake_llm import user_text
 
@@ -149,7 +156,10 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
     assert len({body_key(r.body) for r in reqs}) == len(reqs)
     assert {r.model for r in reqs if task_of(r.body) == "verbalize_chain"} == {GEN_MODEL}
     assert {r.model for r in reqs if task_of(r.body) == "verify_chain"} == {VER_MODEL}
-    assert report["llm"]["total"]["calls"] == len(reqs)
+    # Every call of generate is counted: the chains' and the domain named at generate time
+    # (the template was ingested offline).
+    assert report["llm"]["total"]["calls"] == len(server.chat_requests) == len(reqs) + 1
+    assert fake.calls["domain_persona"] == 1
     assert sum(fake.calls[t] for t in CHAIN_TASKS) == len(reqs)
     # Rejected chains (none expected from this verifier, but deterministic
     # checks may still fail one) carry their reason.
@@ -213,15 +223,69 @@ def test_unneeded_hop_with_no_room_to_shrink_is_rejected(workdir, open_store):
     assert any("hop 1 not needed" in c["reject_reason"] for c in got)
     assert all("hop 1 not needed" in c["reject_reason"] or c["reject_reason"].startswith("navigation")
                for c in got)
-    tasks = Counter(task_of(r.body) for r in reqs)
-    # One verbalize per stored chain at most (identical payloads are cache hits):
-    # nothing is re-verbalized when a chain cannot shrink.
-    assert tasks["verbalize_chain"] <= len(got), "no re-verbalizing when nothing can shrink"
-    # Candidates differing only in their answer entity send the same verbalize
-    # request (hops_payload does not name it): the second is a cache hit.
+    repairs = [r for r in reqs if is_repair(r.body)]
+    writes = [r for r in reqs if task_of(r.body) == "verbalize_chain" and not is_repair(r.body)]
+    # One verbalize and one repair per stored chain at most: nothing is
+    # re-verbalized when a chain cannot shrink.
+    assert len(writes) <= len(got) and len(repairs) <= len(got), "no re-verbalizing when nothing can shrink"
     gen = report["llm"]["stages"]["generate/generator"]
-    assert gen["calls"] == tasks["verbalize_chain"]
-    assert gen["calls"] + gen["cache_hits"] == len(got), "one verbalize per chain, nothing re-verbalized"
+    assert gen["calls"] == len(writes) + len(repairs)
+
+
+def test_hop_0_not_needed_is_repaired_then_shrunk(workdir, open_store):
+    """The verifier says hop 0 is not needed every time: the writer gets its reasons once, the
+    rewrite is verified again, and only then is the chain shrunk; every call is counted."""
+    from builders.chains.generate import run_generate
+
+    fake = FakeLLM(not_needed={0})
+    with ScriptedLLMServer(responder=fake) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
+        settings.generate.types = ["text_chain"]
+        settings.generate.min_hops, settings.generate.max_hops = 2, 3
+        store = open_store(settings.store.data_dir)
+        report = run_generate(settings, store, console=Quiet())
+        reqs = list(server.chat_requests)
+    chain_reqs = [r for r in reqs if task_of(r.body) in CHAIN_TASKS]
+    repairs = [r for r in chain_reqs if is_repair(r.body)]
+    assert repairs, "no chain was verbalized; the test proves nothing"
+    from tests.fake_llm import user_text
+
+    for r in repairs:  # the verifier's verdict and reasons reach the writer
+        text = user_text(r.body)
+        assert "item 0 not needed" in text and "item 0 repeats what the other items say" in text
+        assert '"question":' in text.split("Rejected draft:")[1]
+    got = chains(store)
+    assert got and not any(c["status"] == "accepted" for c in got)
+    assert all("hop 0 not needed" in c["reject_reason"] for c in got if c["reject_reason"].startswith("hop"))
+    tasks = Counter(task_of(r.body) for r in chain_reqs)
+    # Per root chain: verbalize, verify, repair, verify; a 3-hop one is then shrunk (verbalize, verify).
+    writes = tasks["verbalize_chain"] - len(repairs)
+    assert tasks["verify_chain"] == writes + len(repairs)
+    assert len(repairs) == len(got), "one repair per sampled chain, none for its shrunk form"
+    assert writes >= len(got)
+    assert report["llm"]["total"]["calls"] == len(reqs)
+    assert report["verbalized"] == len(got) and report["accepted_after_repair"] == 0
+
+
+def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
+    from builders.chains.generate import run_generate
+
+    fake = FakeLLM(not_needed=lambda n, q, e: set() if q.endswith("(revised)") else {0})
+    with ScriptedLLMServer(responder=fake) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=3)
+        store = open_store(settings.store.data_dir)
+        report = run_generate(settings, store, console=Quiet())
+        reqs = list(server.chat_requests)
+    ok = [c for c in chains(store) if c["status"] == "accepted"]
+    assert ok and all(c["repaired"] and c["question"].endswith("(revised)") for c in ok)
+    assert report["accepted_after_repair"] == len(ok)
+    assert all("repair_chain" in json.loads(c["prompt_versions"]) for c in ok)
+    # Two calls for the draft, two for the repair, one for the domain: no shrinking was needed.
+    calls = report["llm"]["total"]["calls"]
+    assert calls == len(reqs) and calls <= 4 * report["verbalized"] + 1
+    for c in ok:  # the construction figures are on the Chain node
+        figures = json.loads(c["construction"])
+        assert {"siblings", "rivals", "last_rank", "reason"} <= set(figures) and figures["reason"] == ""
 
 
 # ---------------------------------------------------------------- kill / restart
