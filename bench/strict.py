@@ -14,6 +14,11 @@
    verify, repair), rejections by reason and by chain type, accepted by
    type, candidates dropped by the pre-check before any call, and how many
    were accepted after a repair.
+4. From the chains in the graph: how well the question-level retrieval
+   check (BM25 ranks the last hop first and the first hop nowhere near,
+   construction.question_ranks) predicted the verifier's "hop not needed" or
+   "shortcut" verdicts: precision and recall, so the check can be calibrated
+   against a strict model's verdicts before it is allowed to drop anything.
 
 The script only starts hopgraph and reads its records; it answers no
 request. Against tests/fake_llm.py (which judges every hop needed) its
@@ -90,6 +95,35 @@ def summarise(manifest: dict) -> dict:
     }
 
 
+def shortcut_agreement(chains: list[dict]) -> dict:
+    """The question-level check against the verifier's verdicts, over chains an LLM verified."""
+    tp = fp = fn = tn = 0
+    for c in chains:
+        if not str(c.get("verifier", "")).startswith("llm"):
+            continue
+        ranks = json.loads(c.get("construction") or "{}").get("question_ranks") or []
+        predicted = bool(ranks) and ranks[-1] == 1 and ranks[0] != 1
+        reason = c.get("reject_reason") or ""
+        failed = c.get("status") == "rejected" and ("not needed" in reason or "shortcut" in reason)
+        tp, fp, fn, tn = tp + (predicted and failed), fp + (predicted and not failed), \
+            fn + (failed and not predicted), tn + (not predicted and not failed)
+    return {"true_pos": tp, "false_pos": fp, "false_neg": fn, "true_neg": tn,
+            "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+            "recall": round(tp / (tp + fn), 3) if tp + fn else None}
+
+
+def stored_chains(data_dir: Path) -> list[dict]:
+    sys.path.insert(0, str(ROOT))
+    from kg.store.falkor import FalkorStore
+
+    store = FalkorStore(data_dir)
+    try:
+        return [r["chain"] for r in store.run("chains_for_export")]
+    finally:
+        store.close()
+        store.server.stop()
+
+
 def print_summary(s: dict) -> None:
     share = f"{s['accepted_share']:.0%}" if s["accepted_share"] is not None else "n/a"
     print(f"accepted / verbalized: {s['accepted']} / {s['verbalized']} ({share})")
@@ -104,6 +138,10 @@ def print_summary(s: dict) -> None:
             print(f"  {n:4d}  {name}")
     if s["llm_unavailable"]:
         print(f"stopped: {s['llm_unavailable']}")
+    q = s.get("question_check")
+    if q:
+        print(f"question-level shortcut check vs the verifier: precision {q['precision']}, recall {q['recall']} "
+              f"(tp {q['true_pos']}, fp {q['false_pos']}, fn {q['false_neg']}, tn {q['true_neg']})")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -122,6 +160,7 @@ def main(argv: list[str] | None = None) -> dict:
     hopgraph(["--data-dir", str(data_dir), "ingest", str(opts.docs)], offline_env(), None)
     hopgraph(["--data-dir", str(data_dir), "generate", "--n", str(opts.n)], llm_env(opts), None)
     figures = summarise(last_generate_report(data_dir))
+    figures["question_check"] = shortcut_agreement(stored_chains(data_dir))
     figures["data_dir"] = str(data_dir)
     print_summary(figures)
     if opts.json:

@@ -115,6 +115,14 @@ class ChainConstruction:
             return f"pre-check: hop {i}'s evidence repeats hop {i - 1}'s fact"
         return ""
 
+    def question_ranks(self, cand: Candidate, question: str) -> list[int]:
+        """BM25 rank of each hop's evidence (0: an image, or not in the top 10) for the written question
+        without the bridges' and the answer's names: a question that ranks its last hop first and its
+        first hop nowhere lets a reader start at the end (recorded, to be checked against verdicts)."""
+        names = [n for b in cand.bridges for n in self.names(b)] + self.names(cand.answer_entity)
+        query = strip_names(question, names)
+        return [self.index.rank(query, h.node_id) if h.label == "Chunk" else 0 for h in cand.hops]
+
     # ---- the measures -------------------------------------------------------
     def _identifying(self, cand: Candidate, i: int, bridges: list[str]) -> str:
         """The sentence of hop i that names bridge i (the fact the question identifies it by)."""

@@ -216,7 +216,8 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
             if run.client is not None and not dry_run:  # the calls start while sampling goes on
                 cands: list[Candidate] = []
                 outcomes = llm_round(run.view, _recorded(drawn, cands), run.client, run.settings,
-                                     run.walker.min_hops, needed=run.need)
+                                     run.walker.min_hops, needed=run.need,
+                                     construction=run.walker.construction if run.walker.strict else None)
             else:
                 cands = list(drawn)
                 outcomes = offline_round(run.view, run.walker.statements, cands, run.walker.min_hops) \
