@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from builders.chains.bridges import zipf
+from builders.chains.bridges import NAME_LABELS, zipf
 from builders.chains.candidate import Candidate
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
@@ -52,6 +52,7 @@ class Construction:
     """What the corpus's indexes say about one candidate (kept on the Chain node)."""
 
     siblings: list[int] = field(default_factory=list)  # per hop >= 1: rivals of the incoming bridge there
+    sibling_names: list[list[str]] = field(default_factory=list)  # per hop >= 1: their names (a few)
     rivals: list[int] = field(default_factory=list)  # per bridge: same-kind names in its identifying sentence
     bridge_mentions: list[int] = field(default_factory=list)  # per bridge: evidence nodes naming it
     echo: list[float] = field(default_factory=list)  # per hop >= 1: BM25 share for hop i-1's fact
@@ -91,7 +92,10 @@ class ChainConstruction:
                 continue
             statement = self._identifying(cand, i - 1, bridges)
             c.rivals.append(self._rivals(cand.hops[i - 1].node_id, incoming, statement))
-            c.siblings.append(self._siblings(cand, i, incoming))
+            siblings = self._siblings(cand, i, incoming)
+            c.siblings.append(len(siblings) if isinstance(siblings, list) else siblings)
+            c.sibling_names.append(sorted(self.view.entity_name.get(e, e) for e in siblings)[:6]
+                                   if isinstance(siblings, list) else [])
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
@@ -123,6 +127,13 @@ class ChainConstruction:
         query = strip_names(question, names)
         return [self.index.rank(query, h.node_id) if h.label == "Chunk" else 0 for h in cand.hops]
 
+    def rivals_of(self, node_id: str, ent: str, chain: set[str] = frozenset()) -> bool:
+        """Whether `node_id` names another entity of `ent`'s kind in a relation (the walkers' lookahead)."""
+        name = self.view.entity_name.get(ent, "")
+        return any(e != ent and e not in chain and self.same_kind(ent, e) and self.statements.rules.specific(e)
+                   and not _nested(self.view.entity_name.get(e, e), name) and self.statements.partners(node_id, e)
+                   for e in self.view.mentions.get(node_id, ()))
+
     # ---- the measures -------------------------------------------------------
     def _identifying(self, cand: Candidate, i: int, bridges: list[str]) -> str:
         """The sentence of hop i that names bridge i (the fact the question identifies it by)."""
@@ -136,30 +147,35 @@ class ChainConstruction:
         sentence = next((s for s in self.statements.sentences(node) if target in s.spans), None)
         return sentence.text if sentence else ""
 
-    def _kind(self, ent: str) -> str:
-        return self.view.entity_label.get(ent, "")
+    def same_kind(self, ent: str, other: str) -> bool:
+        """Two entities of one kind: the same named-entity type, and for a term (no name type) the
+        same head word too ("FINE annotations" and "COARSE annotations", not "AOA sensors" and "14 CFR")."""
+        label = self.view.entity_label.get(ent, "")
+        if label != self.view.entity_label.get(other, ""):
+            return False
+        return label in NAME_LABELS or _head(self.view.entity_name.get(ent, ent)) == \
+            _head(self.view.entity_name.get(other, other))
 
     def _rivals(self, node_id: str, ent: str, statement: str) -> int:
         """Other specific entities of `ent`'s kind named in the identifying sentence."""
-        kind = self._kind(ent)
         if not statement:
             return 0
         return sum(1 for e in self.view.mentions.get(node_id, ())
-                   if e != ent and self._kind(e) == kind and self.statements.rules.specific(e)
+                   if e != ent and self.same_kind(ent, e) and self.statements.rules.specific(e)
                    and find_surface(self.names(e), statement) is not None)
 
-    def _siblings(self, cand: Candidate, i: int, incoming: str) -> int:
-        """Entities of the incoming bridge's kind that stand in a relation in hop i's evidence too."""
+    def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str] | int:
+        """Entities of the incoming bridge's kind that stand in a relation in hop i's evidence too
+        (for a table hop: how many other rows it has)."""
         hop = cand.hops[i]
         cell = cand.table_cell
         if cell is not None and i == len(cand.hops) - 1:
             return max(0, self.table_rows(hop.node_id) - 1)
-        kind = self._kind(incoming)
         chain = set(cand.bridges) | {cand.answer_entity}
-        found = {e for e in self.view.mentions.get(hop.node_id, ())
-                 if e not in chain and self._kind(e) == kind and self.statements.rules.specific(e)
-                 and self.statements.partners(hop.node_id, e)}
-        return len(found)
+        return sorted(e for e in self.view.mentions.get(hop.node_id, ())
+                      if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
+                      and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
+                      and self.statements.partners(hop.node_id, e))
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)
@@ -212,3 +228,16 @@ class ChainConstruction:
         if len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0:
             return "pre-check: the table bridge is an ordinary word"
         return ""
+
+
+def _head(name: str) -> str:
+    """A term's head word, singular: "AOA sensors" -> "sensor"."""
+    words = name.lower().split()
+    word = words[-1] if words else ""
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def _nested(a: str, b: str) -> bool:
+    """One name inside the other ("8 MCAS" and "MCAS"): a variant of the bridge, not a rival."""
+    a, b = a.lower(), b.lower()
+    return bool(a and b) and (a in b or b in a)

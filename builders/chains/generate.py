@@ -184,7 +184,7 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     run = GenerateRun(settings, store, view, walker, types, report, accepted_now, need, len(existing),
                       {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console,
                       manifest=manifest)
-    if cfg.min_hops < LONG_HOPS <= cfg.max_hops:
+    if cfg.min_hops < LONG_HOPS <= cfg.max_hops and not walker.strict:  # strict: see Walker.sample_length
         run.prefer_long, walker.min_hops = True, LONG_HOPS
     missing = generate_rounds(run, dry_run)
     return finish(run, missing)
@@ -220,6 +220,8 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
                                      construction=run.walker.construction if run.walker.strict else None)
             else:
                 cands = list(drawn)
+                for cand in cands:  # offline the pre-check only measures: its figures go on the Chain
+                    cand.meta.setdefault("construction", run.walker.construction.check(cand).to_dict())
                 outcomes = offline_round(run.view, run.walker.statements, cands, run.walker.min_hops) \
                     if not dry_run else []
             if not cands:  # the caps are as open as they go

@@ -120,20 +120,19 @@ def path_keys(cand: Candidate) -> list[tuple]:
 
 
 def distinct(walker: Walker, cand: Candidate, seen: set[tuple] | None, report) -> bool:
-    """A path not drawn before this run that passes the construction pre-check (construction.py).
-
-    The pre-check's figures go on the candidate; with `walker.strict` (an LLM
-    will be paid for it) a candidate it faults is dropped and counted in
-    report.prechecked by reason; offline they are only recorded."""
-    keys = path_keys(cand)
+    """With `walker.strict` (an LLM will be paid for it): a path not drawn before this run that
+    passes the construction pre-check (construction.py), its figures kept on the candidate; a
+    candidate either faults is dropped and counted in report.prechecked by reason. Offline, every
+    candidate passes (dedup judges repeats; generate records the figures of the chains it keeps)."""
+    keys = path_keys(cand) if getattr(walker, "strict", False) else []  # offline: dedup judges repeats
     if seen is not None and any(k in seen for k in keys):
         _count(report, "same bridges or same last hop as an earlier chain")
         return False
     construction = getattr(walker, "construction", None)
-    if construction is not None:
+    if construction is not None and walker.strict:
         figures = construction.check(cand)
         cand.meta["construction"] = figures.to_dict()
-        if figures.reason and walker.strict:
+        if figures.reason:
             _count(report, figures.reason.split(": ", 1)[-1])
             return False
     if seen is not None:

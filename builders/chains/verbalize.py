@@ -190,7 +190,8 @@ class OfflineVerbalizer:
 
 # ---------------------------------------------------------------- LLM
 def evidence_window(text: str, keep: list[str] = (), max_chars: int = 1500) -> str:
-    """At most `max_chars` of whole sentences, around the first that names one of `keep`.
+    """At most `max_chars` of whole sentences, around the one that names most of `keep` (the
+    incoming bridge, the outgoing bridge or answer; the earliest wins a tie).
 
     Cutting at a character count ended items mid-word ("One promi") and, in
     long chunks, cut off the very sentence that names the bridge."""
@@ -200,7 +201,8 @@ def evidence_window(text: str, keep: list[str] = (), max_chars: int = 1500) -> s
     if not parts:
         return text[:max_chars].rsplit(" ", 1)[0]
     lowered = [p.lower() for p in parts]
-    centre = next((i for i, p in enumerate(lowered) if any(k and k.lower() in p for k in keep)), 0)
+    named = [sum(bool(k) and k.lower() in p for k in keep) for p in lowered]
+    centre = max(range(len(parts)), key=lambda i: (named[i], -i))
     lo, hi, size = centre, centre + 1, len(parts[centre])
     while True:  # grow to the side that keeps the window balanced, while it fits
         grown = False
@@ -217,6 +219,7 @@ def evidence_window(text: str, keep: list[str] = (), max_chars: int = 1500) -> s
 
 
 _RUN_ON = re.compile(r"^[ \t]*([a-z][a-z\-]{2,})\b")
+_MODIFIER_END = re.compile(r"(?:-[a-z]+|al|ic|ive|ous|ar|ary)$")
 _STOP_AFTER = frozenset("a an the and or of in on at to for by with from as is are was were be been which that "
                         "this these those we our it its their can may will has have had not than then".split())
 
@@ -232,7 +235,10 @@ def whole_phrase(view: CorpusView, entity_id: str, text: str) -> str:
     if len(words) > 1 and words[-1][:1].isupper() and words[-1].lower() in _STOP_AFTER | {"we", "i", "our"}:
         surface = " ".join(words[:-1])
     end = text.find(surface) + len(surface)
-    run_on = _RUN_ON.match(text[end:]) if end >= len(surface) and surface[-1:].islower() else None
+    # Only a modifier cannot end a noun phrase ("cross-layer", "statistical"): "functions" can, so
+    # "the STS and MCAS functions inoperative" keeps its name.
+    modifier = bool(_MODIFIER_END.search(surface.split()[-1])) if surface.split() else False
+    run_on = _RUN_ON.match(text[end:]) if end >= len(surface) and surface[-1:].islower() and modifier else None
     if run_on and run_on.group(1) not in _STOP_AFTER and not run_on.group(1).endswith("ly"):
         surface = f"{surface} {run_on.group(1)}"
     return surface
@@ -255,8 +261,9 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
-        elif incoming and construction.get("siblings"):
-            item["same_kind_in_this_hop"] = _rivals_named(view, hop.node_id, incoming, cand)
+        elif incoming and i - 1 < len(construction.get("sibling_names") or []) \
+                and construction["sibling_names"][i - 1]:
+            item["same_kind_in_this_hop"] = construction["sibling_names"][i - 1]
         cell = cand.table_cell
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
@@ -275,13 +282,3 @@ def _modality(node) -> str:
     if node.label != "Image":
         return "text"
     return "image" if node.description_source == "vlm" else "image caption"
-
-
-def _rivals_named(view: CorpusView, node_id: str, incoming: str, cand: Candidate, limit: int = 6) -> list[str]:
-    """Names in a later hop of the same kind as the bridge it is entered by: the question must not
-    let a reader tell the bridge from them without the earlier hop."""
-    kind = view.entity_label.get(incoming, "")
-    chain = set(cand.bridges) | {cand.answer_entity}
-    names = sorted(view.entity_name.get(e, e) for e in view.mentions.get(node_id, ())
-                   if e not in chain and view.entity_label.get(e, "") == kind)
-    return names[:limit]
