@@ -146,7 +146,9 @@ def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: 
 
 
 def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, no_cache=False,
-                 dry_run=False, console=None, client=None) -> dict:
+                 dry_run=False, console=None, client=None, strict: bool | None = None) -> dict:
+    """Generate up to [generate] n accepted chains. `strict` (default: whenever an LLM is
+    configured) enforces construction.py's pre-check before any call is paid for."""
     from rich.console import Console
 
     from kg.runs import RunManifest
@@ -167,7 +169,8 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     view = load_corpus_view(store)
     if not view.chunk_ids:
         raise HopgraphError("the graph has no chunks: run `hopgraph ingest <docs>` first")
-    walker = make_walker(view, settings, random.Random(cfg.seed), store, strict=settings.llm_configured)
+    strict = settings.llm_configured if strict is None else strict
+    walker = make_walker(view, settings, random.Random(cfg.seed), store, strict=strict)
     types = feasible_types(view, walker, cfg.types, report, console)
     if (settings.llm_configured or dry_run) and client is None:
         from kg.llm.client import LLMClient

@@ -31,7 +31,6 @@ def repair_request(view: CorpusView, draft: Draft, verdict, settings: Settings):
     import json
 
     from kg.llm.client import LLMRequest
-    from kg.llm.structured import TASK_SCHEMAS
 
     cand = draft.candidate
     rejected = {"hops": [{"subquestion": h.sub_question, "answer": h.answer} for h in draft.hops],
@@ -43,7 +42,7 @@ def repair_request(view: CorpusView, draft: Draft, verdict, settings: Settings):
     review += [r for r in verdict.reasons if r]
     return LLMRequest.for_task(
         "repair_chain", "generator", "generate", prompts_dir=settings.llm.prompts_dir,
-        schema=TASK_SCHEMAS["verbalize_chain"], images=image_urls(view, cand, settings),
+        images=image_urls(view, cand, settings),
         domain=view.domain or DEFAULT_DOMAIN, persona=view.persona or DEFAULT_PERSONA,
         graph_type=cand.graph_type, hops=hops_payload(view, cand),
         draft=json.dumps(rejected, ensure_ascii=False, indent=1), review="\n".join(f"- {r}" for r in review))

@@ -160,6 +160,12 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
     # (the template was ingested offline).
     assert report["llm"]["total"]["calls"] == len(server.chat_requests) == len(reqs) + 1
     assert fake.calls["domain_persona"] == 1
+    from tests.fake_llm import user_text
+
+    domains = {user_text(r.body).split("Domain: ")[1].split("\n")[0] for r in reqs
+               if task_of(r.body) == "verbalize_chain"}
+    assert len(domains) == 1 and not next(iter(domains)).startswith("documents about"), domains
+    assert ok[0]["domain"] == next(iter(domains))  # the Chain keeps the domain it was written for
     assert sum(fake.calls[t] for t in CHAIN_TASKS) == len(reqs)
     # Rejected chains (none expected from this verifier, but deterministic
     # checks may still fail one) carry their reason.
@@ -186,7 +192,8 @@ def test_unneeded_hop_is_shrunk_or_rejected(workdir, open_store):
         settings.generate.types = ["text_chain"]
         settings.generate.min_hops, settings.generate.max_hops = 2, 3
         store = open_store(settings.store.data_dir)
-        run_generate(settings, store, console=Quiet())
+        # The shrink mechanics, not the pre-check: strict walks find no 3-hop chain on this corpus.
+        run_generate(settings, store, console=Quiet(), strict=False)
         reqs = chain_requests(server)
 
     three = [r for r in reqs if task_of(r.body) == "verify_chain" and verify_hop_count(r.body) == 3]
@@ -216,7 +223,7 @@ def test_unneeded_hop_with_no_room_to_shrink_is_rejected(workdir, open_store):
         settings.generate.types = ["text_chain"]
         settings.generate.min_hops = settings.generate.max_hops = 3
         store = open_store(settings.store.data_dir)
-        report = run_generate(settings, store, console=Quiet())
+        report = run_generate(settings, store, console=Quiet(), strict=False)  # as above
         reqs = chain_requests(server)
     got = chains(store)
     assert got and all(c["status"] == "rejected" for c in got), report
@@ -296,8 +303,10 @@ def _hopgraph(cwd: Path, env: dict, *args: str, **kw) -> subprocess.Popen:
 
 
 def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
-    latency = 0.3
-    concurrency = 2
+    # The pre-check leaves about six chains on this corpus: few, slow calls, killed part-way.
+    latency = 0.5
+    concurrency = 1
+    n = "5"
     fake = FakeLLM()
     with ScriptedLLMServer(responder=fake, latency=latency) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOPGRAPH_")}
@@ -306,11 +315,10 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
                     "PYTHONPATH": str(ROOT)})
         env.pop("OPENAI_API_KEY", None)
         log1 = (workdir / "run1.log").open("wb")
-        first = _hopgraph(workdir, env, "generate", "--n", "16", stdout=log1, stderr=subprocess.STDOUT)
+        first = _hopgraph(workdir, env, "generate", "--n", n, stdout=log1, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 240
-        # generate sizes its rounds by the acceptance rate, so 16 chains take about
-        # 2 x 18 requests; kill it part-way through the verification calls.
-        while len(chain_requests(server)) < 24:
+        # 5 chains take about 2 x 6 requests; kill it part-way through.
+        while len(chain_requests(server)) < 7:
             assert first.poll() is None, "run 1 ended before it could be killed: " + (workdir / "run1.log").read_text()
             assert time.monotonic() < deadline, "run 1 sent too few requests"
             time.sleep(0.02)
@@ -320,9 +328,9 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
         log1.close()
         time.sleep(latency + 0.5)  # in-flight requests finish (into a closed socket)
         run1 = list(server.chat_requests)
-        assert all(task_of(r.body) in CHAIN_TASKS for r in run1)
+        assert all(task_of(r.body) in CHAIN_TASKS + ("domain_persona",) for r in run1)
 
-        second = _hopgraph(workdir, env, "generate", "--n", "16", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        second = _hopgraph(workdir, env, "generate", "--n", n, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
         out, _ = second.communicate(timeout=600)
         assert second.returncode == 0, out
@@ -332,7 +340,7 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
     got = chains(store)
     ids = [c["id"] for c in got]
     assert len(ids) == len(set(ids)), "no duplicate chain ids"
-    assert sum(c["status"] == "accepted" for c in got) == 16
+    assert sum(c["status"] == "accepted" for c in got) == int(n)
 
     keys1 = [body_key(r.body) for r in run1]
     keys2 = [body_key(r.body) for r in run2]
