@@ -78,8 +78,7 @@ class Walker:
         """min..max hops, weighted toward 3 and more (weights 1 : 8 : 8 : ...): longer walks
         fail more often, so they must be tried more often for the accepted average to reach 3."""
         lengths = list(range(self.min_hops, self.max_hops + 1))
-        # Strict (construction.py's rules): every hop needs rivals of its bridge, which long walks
-        # rarely find; lengths are drawn evenly, so sound short chains are not starved.
+        # Strict (construction.py): every hop needs rivals of its bridge, rare on long walks; even draw.
         weights = [1 if n == 2 or self.strict else 8 for n in lengths]
         return self.rng.choices(lengths, weights)[0]
 
@@ -396,5 +395,6 @@ def infeasible_reason(view: CorpusView, walker: Walker, graph_type: str) -> str 
         found = len(view.image_ids)
         if found < need:
             return f"needs {need} image(s) and the corpus has {found} (kept after filtering)"
-        return f"needs {need} image(s) linked to text by a caption, reference or entity; none is"
+        why = " (without a vision model: with a model's description or a 12+ word caption)" if walker.strict else ""
+        return f"needs {need} image(s) linked to text by a caption, reference or entity; none is{why}"
     return None
