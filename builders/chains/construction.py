@@ -81,8 +81,8 @@ class ChainConstruction:
         c = Construction()
         bridges = [h.bridge if h.bridge_kind == "entity" else "" for h in cand.hops[:-1]]
         c.bridge_mentions = [len(self.view.mentioned_by.get(b, ())) for b in bridges if b]
-        c.reason = self._cycle(cand, bridges) or self._answer_earlier(cand) or self._contexts(cand, c) \
-            or self._table_bridge(cand)
+        c.reason = self._cycle(cand, bridges) or self._answer_earlier(cand) or self._generic(bridges) \
+            or self._contexts(cand, c) or self._table_bridge(cand)
         if c.reason or cand.graph_type.endswith("fork"):
             return c
         facts = []
@@ -202,6 +202,14 @@ class ChainConstruction:
             text = self.view.nodes[h.node_id].text
             if answer in self.view.mentions.get(h.node_id, ()) or strip_names(text, names) != " ".join(text.split()):
                 return "pre-check: the answer is named by an earlier hop"
+        return ""
+
+    def _generic(self, bridges: list[str]) -> str:
+        """A bridge spread over 3+ documents whose contexts are unrelated (the mean cosine of the
+        documents' mention centroids < MIN_CONTEXT) is a generic word here, whatever its type."""
+        for b in bridges:
+            if b and self.index.spread(b, self.view.mentioned_by.get(b, ())) < MIN_CONTEXT:
+                return f"pre-check: {self.view.entity_name.get(b, b)!r} is a generic term in this corpus"
         return ""
 
     def _contexts(self, cand: Candidate, c: Construction) -> str:

@@ -11,7 +11,8 @@ can often be read off hopgraph's own retrievers, which cost nothing:
 * the dense vectors stored at ingest (Chunk.embedding): the cosine of two
   chunks, which says whether a name shared by two documents is used in the
   same sense in both ("Transformer" in an LLM report and in a PDF toolkit's
-  paper is not one thing).
+  paper is not one thing), and whether a name mentioned in several documents
+  is used in related contexts at all (a generic word is not).
 
 Built once per generate run; both are optional (a view without vectors
 falls back to the SIMILAR_TO scores, a failed BM25 import to no ranking).
@@ -44,6 +45,7 @@ class CorpusIndex:
         self._bm25 = None
         self._vectors = {k: _unit(v) for k, v in (vectors or {}).items() if v}
         self._scores: dict[str, dict[str, float]] = {}
+        self._spread: dict[str, float] = {}
 
     # ---- BM25 --------------------------------------------------------------
     def _index(self):
@@ -87,6 +89,25 @@ class CorpusIndex:
             return sum(x * y for x, y in zip(va, vb))
         score = self.view.similarity(a, b)
         return score if score else None
+
+
+    def spread(self, key: str, nodes) -> float:
+        """Mean cosine between the per-document centroids of `nodes`' vectors (1.0 when fewer than
+        three documents have vectors: too few to call a name generic). Cached by `key`."""
+        cached = self._spread.get(key)
+        if cached is not None:
+            return cached
+        by_doc: dict[str, list[list[float]]] = {}
+        for n in nodes:
+            if n in self._vectors and n in self.view.nodes:
+                by_doc.setdefault(self.view.nodes[n].doc_id, []).append(self._vectors[n])
+        score = 1.0
+        if len(by_doc) >= 3:
+            centroids = [_unit([sum(col) for col in zip(*vs)]) for vs in by_doc.values()]
+            pairs = [(a, b) for i, a in enumerate(centroids) for b in centroids[i + 1:]]
+            score = sum(sum(x * y for x, y in zip(a, b)) for a, b in pairs) / len(pairs)
+        self._spread[key] = score
+        return score
 
 
 def _unit(vector) -> list[float]:

@@ -94,6 +94,15 @@ def test_a_cross_document_bridge_needs_agreeing_contexts(view):
     assert close.reason == "" and close.context[0] > 0.9
 
 
+def test_a_name_spread_over_unrelated_documents_is_a_generic_term(view):
+    candidate = serial(("c1", HMI), ("c8", ""), answer=ARV)
+    # The institute is named in d1 (c1, c2), d2 (tab) and d4 (c7, c8).
+    unrelated = {"c1": [1, 0, 0], "c2": [1, 0, 0], "tab": [0, 1, 0], "c7": [0, 0, 1], "c8": [0, 0, 1]}
+    assert "generic term" in construction(view, unrelated).check(candidate).reason
+    related = {k: [1, 0.1 * i, 0] for i, k in enumerate(unrelated)}
+    assert construction(view, related).check(candidate).reason == ""
+
+
 def test_table_bridges_must_be_the_rows_own_name(view):
     from builders.chains.tables import TableCell
 
