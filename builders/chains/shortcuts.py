@@ -20,8 +20,9 @@ falls back to the SIMILAR_TO scores, a failed BM25 import to no ranking).
 
 from __future__ import annotations
 
-import math
 import re
+
+import numpy as np
 
 from queries.corpus_view import CorpusView
 
@@ -86,7 +87,7 @@ class CorpusIndex:
         """Cosine of two evidence nodes' stored vectors (SIMILAR_TO's score without them); None if unknown."""
         va, vb = self._vectors.get(a), self._vectors.get(b)
         if va is not None and vb is not None:
-            return sum(x * y for x, y in zip(va, vb))
+            return float(va @ vb)
         score = self.view.similarity(a, b)
         return score if score else None
 
@@ -97,23 +98,23 @@ class CorpusIndex:
         cached = self._spread.get(key)
         if cached is not None:
             return cached
-        by_doc: dict[str, list[list[float]]] = {}
+        by_doc: dict[str, list] = {}
         for n in nodes:
             if n in self._vectors and n in self.view.nodes:
                 by_doc.setdefault(self.view.nodes[n].doc_id, []).append(self._vectors[n])
         score = 1.0
         if len(by_doc) >= 3:
-            centroids = [_unit([sum(col) for col in zip(*vs)]) for vs in by_doc.values()]
+            centroids = [_unit(np.sum(vs, axis=0)) for vs in by_doc.values()]
             pairs = [(a, b) for i, a in enumerate(centroids) for b in centroids[i + 1:]]
-            score = sum(sum(x * y for x, y in zip(a, b)) for a, b in pairs) / len(pairs)
+            score = float(sum(a @ b for a, b in pairs) / len(pairs))
         self._spread[key] = score
         return score
 
 
-def _unit(vector) -> list[float]:
-    values = [float(x) for x in vector]
-    norm = math.sqrt(sum(x * x for x in values)) or 1.0
-    return [x / norm for x in values]
+def _unit(vector) -> np.ndarray:
+    values = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(values)) or 1.0
+    return values / norm
 
 
 def load_vectors(store) -> dict[str, list[float]]:
