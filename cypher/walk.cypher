@@ -10,7 +10,7 @@ ORDER BY c.doc_id, c.index
 // name: walk_images
 MATCH (i:Image)
 RETURN i.id AS id, i.doc_id AS doc_id, i.caption AS caption, i.description AS description,
-       i.label AS label, i.page AS page, i.path AS path
+       i.label AS label, i.page AS page, i.path AS path, i.description_source AS description_source
 
 // name: walk_documents
 MATCH (d:Document)
@@ -53,3 +53,9 @@ RETURN c.id AS chunk, t.id AS topic
 // name: corpus_meta
 MATCH (m:Corpus)
 RETURN m.domain AS domain, m.persona AS persona, m.generator AS generator
+
+// name: walk_topic_keywords
+// The corpus's topics, largest first, for the domain and persona named at generate time.
+MATCH (t:Topic)
+RETURN t.id AS id, t.keywords AS keywords, t.size AS size
+ORDER BY size DESC, id

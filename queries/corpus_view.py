@@ -26,6 +26,7 @@ class EvidenceNode:
     topic: str = ""
     role: str = "body"  # section role from ingest (body, contents, references, ...); missing: body
     cells: str = ""  # table chunks: the grid JSON of kg.ingest.tables (builders/chains/tables.py reads it)
+    description_source: str = ""  # images: "vlm" when a vision model described it, else caption/alt
 
 
 @dataclass
@@ -76,7 +77,8 @@ def load_corpus_view(store) -> CorpusView:
     for r in store.run("walk_images"):
         text = r["description"] or r["caption"] or ""
         view.nodes[r["id"]] = EvidenceNode(r["id"], "Image", r["doc_id"] or "", text, "image", r["page"],
-                                           r["path"] or "", r["caption"] or "")
+                                           r["path"] or "", r["caption"] or "",
+                                           description_source=r.get("description_source") or "")
     for r in store.run("walk_entities"):
         view.entity_name[r["id"]] = r["name"] or r["id"]
         view.entity_label[r["id"]] = r["label"] or ""

@@ -15,6 +15,8 @@ script, so the replies fit whatever the pipeline sends:
   bridge_to_next entity, answer i is hop i's bridge_to_next (the last hop: a
   capitalised phrase of its evidence); the question quotes a clue from hop 0's
   evidence; the final answer is the last hop's answer;
+* repair_chain (recognised as verbalize_chain, whose system prompt it shares): the
+  same reply with " (revised)" after the question;
 * verify_chain: every hop needed, faithful, standalone, not closed-book, no
   shortcut; `not_needed` (a set of hop indices, or a callable
   (n_hops, question, evidence) -> set) makes the verifier report those hops as
@@ -230,6 +232,8 @@ class FakeLLM:
         clue = self._clue(hops[0].get("evidence", "")) if hops else "the topic"
         question = (f"Starting from the account of {clue}, and following each linked source in turn, "
                     f"which name does the last source give?")
+        if "Reviewer's verdict:" in text:  # a repair_chain request (same system prompt opening): a rewrite
+            question += " (revised)"
         return {"hops": out, "question": question, "answer": final}
 
     @staticmethod

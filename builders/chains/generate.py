@@ -17,13 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from builders.chains.bridges import BridgeRules
+from builders.chains.construction import ChainConstruction
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.sampling import RoundDraw
+from builders.chains.shortcuts import CorpusIndex, load_vectors
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
+from kg.enrich.domain import domain_at_generate
 from kg.errors import HopgraphError
 from queries.corpus_view import CorpusView, load_corpus_view
 
@@ -42,6 +45,9 @@ class GenerateReport:
     llm_unavailable: str = ""
     stopped: bool = False  # budget spent or endpoint unavailable, not the graph run dry
     candidates: int = 0
+    prechecked: Counter = field(default_factory=Counter)  # reason -> candidates dropped before any LLM call
+    verbalized: int = 0  # sampled candidates put into words and verified (a shrunk one counts once)
+    repaired: int = 0  # accepted after the writer's one rewrite
     already: int = 0
     llm: dict = field(default_factory=dict)
 
@@ -54,6 +60,9 @@ class GenerateReport:
             "llm_failed": dict(self.llm_failed),
             "llm_unavailable": self.llm_unavailable,
             "candidates": self.candidates,
+            "precheck_dropped": dict(self.prechecked),
+            "verbalized": self.verbalized,
+            "accepted_after_repair": self.repaired,
             "accepted_before": self.already,
             "llm": self.llm,
         }
@@ -85,12 +94,41 @@ class GenerateRun:
     manifest: object = None  # kg.runs.RunManifest, started with the run so "seconds" is its length
 
 
-def make_walker(view: CorpusView, settings: Settings, rng: random.Random) -> Walker:
+def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store=None, strict: bool = False
+                ) -> Walker:
+    """The walker with the construction pre-check; `strict` (an LLM pays for each candidate) enforces it."""
     cfg = settings.generate
+    if strict and not settings.llm.vision_model:
+        images_as_captions(view)
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
-    return Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
-                  table_share=cfg.table_share)
+    walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
+                    table_share=cfg.table_share)
+    index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
+    tables = walker.table_walk.tables
+    rows: dict[str, int] = {}
+    for table_id, _ in tables.cells:
+        rows[table_id] = rows.get(table_id, 0) + 1
+    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0))
+    walker.strict = strict
+    return walker
+
+
+MIN_CAPTION_WORDS = 12
+
+
+def images_as_captions(view: CorpusView) -> None:
+    """Without a vision model an image hop can only be read through words: a model's description, or
+    a caption that says what the figure shows. The page text ingest put next to a caption is not the
+    image, so it is dropped; an image with neither is no evidence (its mentions are removed)."""
+    for node in [n for n in view.nodes.values() if n.label == "Image" and n.description_source != "vlm"]:
+        if len(node.caption.split()) >= MIN_CAPTION_WORDS:
+            node.text = node.caption
+            continue
+        for ent in view.mentions.pop(node.id, set()):
+            view.mentioned_by.get(ent, set()).discard(node.id)
+        for chunk in view.image_links.pop(node.id, set()):
+            view.image_links.get(chunk, set()).discard(node.id)
 
 
 def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: GenerateReport, console) -> list[str]:
@@ -109,7 +147,9 @@ def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: 
 
 
 def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, no_cache=False,
-                 dry_run=False, console=None, client=None) -> dict:
+                 dry_run=False, console=None, client=None, strict: bool | None = None) -> dict:
+    """Generate up to [generate] n accepted chains. `strict` (default: whenever an LLM is
+    configured) enforces construction.py's pre-check before any call is paid for."""
     from rich.console import Console
 
     from kg.runs import RunManifest
@@ -129,20 +169,25 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     view = load_corpus_view(store)
     if not view.chunk_ids:
         raise HopgraphError("the graph has no chunks: run `hopgraph ingest <docs>` first")
-    walker = make_walker(view, settings, random.Random(cfg.seed))
+    strict = settings.llm_configured if strict is None else strict
+    walker = make_walker(view, settings, random.Random(cfg.seed), store, strict=strict)
     types = feasible_types(view, walker, cfg.types, report, console)
     if (settings.llm_configured or dry_run) and client is None:
         from kg.llm.client import LLMClient
 
         client = LLMClient.from_settings(settings, no_cache=no_cache, max_calls=max_calls,
                                          budget_tokens=budget_tokens, dry_run=dry_run)
+    if settings.llm_configured and not dry_run:
+        named = domain_at_generate(store, client, settings.llm.prompts_dir)
+        if named:  # ingest ran offline: the writer gets a domain and persona worth writing from
+            view.domain, view.persona = named["domain"], named["persona"]
     if dry_run and not settings.llm_configured:
         console.print("generate --dry-run: no LLM configured; the offline generator spends nothing")
         return report.to_dict()
     run = GenerateRun(settings, store, view, walker, types, report, accepted_now, need, len(existing),
                       {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console,
                       manifest=manifest)
-    if cfg.min_hops < LONG_HOPS <= cfg.max_hops:
+    if cfg.min_hops < LONG_HOPS <= cfg.max_hops and not walker.strict:  # strict: see Walker.sample_length
         run.prefer_long, walker.min_hops = True, LONG_HOPS
     missing = generate_rounds(run, dry_run)
     return finish(run, missing)
@@ -175,9 +220,12 @@ def generate_rounds(run: GenerateRun, dry_run: bool) -> int:
             if run.client is not None and not dry_run:  # the calls start while sampling goes on
                 cands: list[Candidate] = []
                 outcomes = llm_round(run.view, _recorded(drawn, cands), run.client, run.settings,
-                                     run.walker.min_hops, needed=run.need)
+                                     run.walker.min_hops, needed=run.need,
+                                     construction=run.walker.construction if run.walker.strict else None)
             else:
                 cands = list(drawn)
+                for cand in cands:  # offline the pre-check only measures: its figures go on the Chain
+                    cand.meta.setdefault("construction", run.walker.construction.check(cand).to_dict())
                 outcomes = offline_round(run.view, run.walker.statements, cands, run.walker.min_hops) \
                     if not dry_run else []
             if not cands:  # the caps are as open as they go
@@ -249,9 +297,11 @@ def tally_round(run: GenerateRun, outcomes: list[Outcome], bar) -> int:
             run.report.llm_failed[o.reason] += 1
             run.skip.discard(o.root_id)  # not written: a later run tries it again
             continue
+        run.report.verbalized += bool(o.draft.question)
         if o.status == "accepted":
             if run.need <= 0:
                 continue  # the rest waits for a later top-up
+            run.report.repaired += o.repaired
             run.need -= 1
             accepted += 1
             run.accepted_now[gtype] += 1
@@ -314,6 +364,8 @@ def _print_summary(console, report: GenerateReport, missing: int) -> None:
         console.print(f"  accepted {gtype}: {n}", highlight=False)
     for (gtype, reason), n in sorted(report.rejected.items()):
         console.print(f"  rejected {gtype}: {reason} x{n}", highlight=False)
+    for reason, n in sorted(report.prechecked.items()):
+        console.print(f"  dropped before any LLM call: {reason} x{n}", highlight=False)
     for reason, n in sorted(report.llm_failed.items()):
         console.print(f"  not written, retried next run: {reason} x{n}", highlight=False)
     if report.hops:

@@ -26,11 +26,34 @@ def verbalize_request(view: CorpusView, cand: Candidate, settings: Settings):
         persona=view.persona or DEFAULT_PERSONA, graph_type=cand.graph_type, hops=hops_payload(view, cand))
 
 
+def repair_request(view: CorpusView, draft: Draft, verdict, settings: Settings):
+    """The writer's one rewrite, given the verifier's reasons (MiRAGE's refinement); verbalize's schema."""
+    import json
+
+    from kg.llm.client import LLMRequest
+
+    cand = draft.candidate
+    rejected = {"hops": [{"subquestion": h.sub_question, "answer": h.answer} for h in draft.hops],
+                "question": draft.question, "answer": draft.answer}
+    unneeded = [i for i, need in enumerate(verdict.necessary) if not need]
+    review = [f"item {i} not needed: the question can be answered without it" for i in unneeded]
+    if not verdict.no_shortcut:
+        review.append("one evidence item answers the question alone")
+    review += [r for r in verdict.reasons if r]
+    return LLMRequest.for_task(
+        "repair_chain", "generator", "generate", prompts_dir=settings.llm.prompts_dir,
+        images=image_urls(view, cand, settings),
+        domain=view.domain or DEFAULT_DOMAIN, persona=view.persona or DEFAULT_PERSONA,
+        graph_type=cand.graph_type, hops=hops_payload(view, cand),
+        draft=json.dumps(rejected, ensure_ascii=False, indent=1), review="\n".join(f"- {r}" for r in review))
+
+
 def verify_request(view: CorpusView, draft: Draft, settings: Settings):
     from kg.llm.client import LLMRequest
 
     return LLMRequest.for_task(
         "verify_chain", "verifier", "verify", prompts_dir=settings.llm.prompts_dir, question=draft.question,
+        images=image_urls(view, draft.candidate, settings),
         answer=draft.answer, evidence=evidence_payload(view, draft), n_hops=len(draft.candidate.hops))
 
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from builders.chains.necessity import EmpiricalNecessity, judge
-from builders.chains.requests import answer_requests, verbalize_request, verify_request
+from builders.chains.requests import answer_requests, repair_request, verbalize_request, verify_request
 from builders.chains.shrink import shrunk
 from builders.chains.statements import StatementIndex
 from builders.chains.verbalize import Draft, HopText, OfflineVerbalizer
@@ -34,6 +34,7 @@ class Outcome:
     shrunk_from: int = 0
     root_id: str = ""  # id of the candidate as sampled (before any shrinking)
     empirical: EmpiricalNecessity | None = None
+    repaired: bool = False  # accepted (or rejected) after the writer's one rewrite
 
 
 # ---------------------------------------------------------------- offline
@@ -63,7 +64,7 @@ def _offline_one(view, statements, verbalizer, cand: Candidate, min_hops: int, o
 
 # ---------------------------------------------------------------- LLM
 def llm_round(view: CorpusView, cands: Iterable[Candidate], client, settings: Settings,
-              min_hops: int, needed: int | None = None) -> list[Outcome]:
+              min_hops: int, needed: int | None = None, construction=None) -> list[Outcome]:
     """Verbalize, verify (and probe) every candidate; a chain with one unneeded hop is shrunk once.
 
     `cands` may be a generator still sampling: it runs on a thread of its own
@@ -74,6 +75,10 @@ def llm_round(view: CorpusView, cands: Iterable[Candidate], client, settings: Se
     comes back not accepted, so a round that goes well pays for no spare
     chains. Which reserves start depends on the outcomes only, not on their
     timing, and the outcomes are returned in sampling order.
+
+    With `construction` (construction.ChainConstruction, a strict run) a
+    shrunk candidate is paid for only if it passes the same pre-check as a
+    sampled one, and each written question's BM25 ranks are recorded.
     """
 
     async def call(req):
@@ -84,14 +89,23 @@ def llm_round(view: CorpusView, cands: Iterable[Candidate], client, settings: Se
         original = len(cand.hops)
         outcome = None
         for attempt in range(2):
-            outcome = await _llm_attempt(view, cand, settings, call)
+            outcome = await _llm_attempt(view, cand, settings, call, construction)
             if outcome.status != "rejected" or outcome.verdict is None:
                 break
+            if attempt == 0 and repairable(outcome.verdict) and not client.budget_exhausted:
+                outcome = await _repaired(view, outcome, settings, call, construction)
+                if outcome.status != "rejected" or outcome.verdict is None:
+                    break
             if outcome.verdict.passed:
                 break
             smaller = shrunk(view, cand, outcome.verdict, min_hops) if attempt == 0 else None
             if smaller is None or client.budget_exhausted:
                 break
+            if construction is not None:
+                figures = construction.check(smaller)
+                smaller.meta["construction"] = figures.to_dict()
+                if figures.reason:
+                    break  # the shrunk chain would fail the pre-check: not worth two more calls
             cand = smaller
         if outcome.status == "accepted" and original != len(cand.hops):
             outcome.shrunk_from = original
@@ -170,7 +184,7 @@ async def _drawn_on_a_thread(items: Iterable[Candidate]) -> AsyncIterator[Candid
     worker.join()
 
 
-async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, call) -> Outcome:
+async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, call, construction=None) -> Outcome:
     res = await call(verbalize_request(view, cand, settings))
     if not res.ok:  # the call failed, not the chain: leave it for the next run
         return Outcome(Draft(cand, [], "", "", res.model or "llm", error=res.error), None, "failed",
@@ -182,6 +196,35 @@ async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, ca
     value = res.value
     draft = Draft(cand, [HopText(h.subquestion, h.answer) for h in value.hops], value.question,
                   value.answer, res.model or "llm", {"verbalize_chain": res.prompt_version})
+    return await _verified(view, draft, settings, call, construction)
+
+
+def repairable(verdict: ChainVerdict) -> bool:
+    """A rejection the writer may fix by rewording: a hop not needed, or one item answering alone."""
+    return (not all(verdict.necessary) or not verdict.no_shortcut) and verdict.faithful
+
+
+async def _repaired(view: CorpusView, outcome: Outcome, settings: Settings, call, construction=None) -> Outcome:
+    """The writer rewrites once with the verifier's reasons; the rewrite is verified again."""
+    draft = outcome.draft
+    res = await call(repair_request(view, draft, outcome.verdict, settings))
+    if not res.ok or len(res.value.hops) != len(draft.candidate.hops):
+        return outcome  # the first verdict stands; shrinking comes next
+    value = res.value
+    rewrite = Draft(draft.candidate, [HopText(h.subquestion, h.answer) for h in value.hops], value.question,
+                    value.answer, res.model or "llm",
+                    {**draft.prompt_versions, "repair_chain": res.prompt_version})
+    again = await _verified(view, rewrite, settings, call, construction)
+    again.repaired = True
+    return again
+
+
+async def _verified(view: CorpusView, draft: Draft, settings: Settings, call, construction=None) -> Outcome:
+    """Verify a written draft (and probe it, with empirical necessity)."""
+    if construction is not None:  # the question as written: where does it lead a retriever?
+        figures = dict(draft.candidate.meta.get("construction") or {})
+        figures["question_ranks"] = construction.question_ranks(draft.candidate, draft.question)
+        draft.candidate.meta["construction"] = figures
     verdict = await call(verify_request(view, draft, settings))
     if not verdict.ok:
         return Outcome(draft, None, "failed", f"verify call failed: {verdict.error}")

@@ -35,13 +35,14 @@ class RoundDraw:
         self.quotas = Quotas(view, n, used_docs, used_topics, self.variety)
         self.open_all = False  # every type may take the whole round
         self.relaxed = 0
+        self.seen_paths: set[tuple] = set()  # bridge sequences and (last hop, answer) pairs drawn this run
 
     def round(self, want: dict[str, int], size: int) -> Iterator[Candidate]:
         """Up to `size` candidates (want[type] of each), opening up in steps while short."""
         drawn = 0
         while True:
             for cand in draw_candidates(self.view, self.walker, self.types, want, self.skip, self.quotas,
-                                        self.report, limit=size - drawn):
+                                        self.report, limit=size - drawn, seen=self.seen_paths):
                 drawn += 1
                 yield cand
             if drawn >= size or not self._open_up():
@@ -62,7 +63,8 @@ class RoundDraw:
 
 
 def draw_candidates(view: CorpusView, walker: Walker, types: list[str], want: dict[str, int],
-                    skip: set[str], quotas: Quotas, report, limit: int | None = None) -> Iterator[Candidate]:
+                    skip: set[str], quotas: Quotas, report, limit: int | None = None,
+                    seen: set[tuple] | None = None) -> Iterator[Candidate]:
     """New candidates, round-robin over the types, up to want[type] each and
     `limit` in all, one at a time (an LLM round starts on each as it comes).
 
@@ -78,7 +80,7 @@ def draw_candidates(view: CorpusView, walker: Walker, types: list[str], want: di
         for gtype in list(active):
             cand = walker.sample(gtype)
             report.candidates += cand is not None
-            if usable(view, walker, cand, skip, quotas):
+            if usable(view, walker, cand, skip, quotas) and distinct(walker, cand, seen, report):
                 skip.add(cand.id)
                 quotas.take_chain(view, cand.node_ids, cand.bridges, template_of(cand))
                 got[gtype] += 1
@@ -113,6 +115,43 @@ def usable(view: CorpusView, walker: Walker, cand: Candidate | None, skip: set[s
 def template_of(cand: Candidate) -> str:
     """The fixed question template a candidate is asked with ("" when its question is its own)."""
     return TABLE_TEMPLATE if cand.table_cell is not None else ""
+
+
+def path_keys(cand: Candidate) -> list[tuple]:
+    """What two chains must not share: their bridge sequence, and their last hop with its answer
+    (the same chain with only its first hop changed is one question asked twice)."""
+    cell = cand.table_cell
+    keys = [("end", cand.hops[-1].node_id, cell.key if cell else cand.answer_entity)]
+    if cand.bridges:
+        keys.append(("bridges", *cand.bridges))
+    return keys
+
+
+def distinct(walker: Walker, cand: Candidate, seen: set[tuple] | None, report) -> bool:
+    """With `walker.strict` (an LLM will be paid for it): a path not drawn before this run that
+    passes the construction pre-check (construction.py), its figures kept on the candidate; a
+    candidate either faults is dropped and counted in report.prechecked by reason. Offline, every
+    candidate passes (dedup judges repeats; generate records the figures of the chains it keeps)."""
+    keys = path_keys(cand) if getattr(walker, "strict", False) else []  # offline: dedup judges repeats
+    if seen is not None and any(k in seen for k in keys):
+        _count(report, "same bridges or same last hop as an earlier chain")
+        return False
+    construction = getattr(walker, "construction", None)
+    if construction is not None and walker.strict:
+        figures = construction.check(cand)
+        cand.meta["construction"] = figures.to_dict()
+        if figures.reason:
+            _count(report, figures.reason.split(": ", 1)[-1])
+            return False
+    if seen is not None:
+        seen.update(keys)
+    return True
+
+
+def _count(report, reason: str) -> None:
+    counter = getattr(report, "prechecked", None)
+    if counter is not None:
+        counter[reason] += 1
 
 
 def _hand_on(want: dict[str, int], got: Counter, dry: str, takers: list[str]) -> list[str]:

@@ -293,18 +293,34 @@ _PANEL_START = re.compile(r"(?<=[.;:])\s+(?=\(?[a-h]\)\s)")
 _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
 
 
-def evidence_window(text: str, max_chars: int) -> str:
-    """At most max_chars of a node's text, ending at a sentence end (else a word end), never
-    mid-word ("One promi"): the evidence an LLM request quotes."""
+def evidence_window(text: str, max_chars: int = 1500, keep: list[str] | tuple[str, ...] = ()) -> str:
+    """At most `max_chars` of whole sentences (never cut inside a word), around the one that names most of `keep` (the
+    incoming bridge, the outgoing bridge or answer; the earliest wins a tie).
+
+    Cutting at a character count ended items mid-word ("One promi") and, in
+    long chunks, cut off the very sentence that names the bridge."""
     text = text or ""
     if len(text) <= max_chars:
         return text
-    head = text[:max_chars + 1]
-    ends = [m.end() for m in re.finditer(r"[.!?][\"'\u201d\u2019)\]]*(?=\s)", head)]
-    if ends and ends[-1] >= max_chars // 2:
-        return head[:ends[-1]]
-    cut = head.rfind(" ")
-    return head[:cut].rstrip() if cut > 0 else text[:max_chars]
+    parts = split_sentences(text)
+    if not parts:
+        return text[:max_chars].rsplit(" ", 1)[0]
+    lowered = [p.lower() for p in parts]
+    named = [sum(bool(k) and k.lower() in p for k in keep) for p in lowered]
+    centre = max(range(len(parts)), key=lambda i: (named[i], -i))
+    lo, hi, size = centre, centre + 1, len(parts[centre])
+    while True:  # grow to the side that keeps the window balanced, while it fits
+        grown = False
+        for j in ((hi, lo - 1) if hi - centre <= centre - lo else (lo - 1, hi)):
+            if 0 <= j < len(parts) and (j == hi or j == lo - 1) and size + len(parts[j]) + 1 <= max_chars:
+                size += len(parts[j]) + 1
+                lo, hi = (j, hi) if j == lo - 1 else (lo, hi + 1)
+                grown = True
+                break
+        if not grown:
+            break
+    window = " ".join(parts[lo:hi])
+    return window if len(window) <= max_chars else window[:max_chars].rsplit(" ", 1)[0]
 
 
 def node_sentences(text: str) -> list[str]:

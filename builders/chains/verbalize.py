@@ -189,19 +189,52 @@ class OfflineVerbalizer:
 
 
 # ---------------------------------------------------------------- LLM
+_RUN_ON = re.compile(r"^[ \t]*([a-z][a-z\-]{2,})\b")
+_MODIFIER_END = re.compile(r"(?:-[a-z]+|al|ic|ive|ous|ar|ary)$")
+_STOP_AFTER = frozenset("a an the and or of in on at to for by with from as is are was were be been which that "
+                        "this these those we our it its their can may will has have had not than then".split())
+
+
+def whole_phrase(view: CorpusView, entity_id: str, text: str) -> str:
+    """The answer as the evidence writes it: the entity's surface, with a run-in capitalised word cut
+    ("Qwen2-72B-Instruct We") and a lowercase term that runs on completed ("cross-layer referencing")."""
+    name = view.entity_name.get(entity_id, entity_id)
+    surface = entity_surface(view, entity_id, text)
+    if surface is None:
+        return name
+    words = surface.split()
+    if len(words) > 1 and words[-1][:1].isupper() and words[-1].lower() in _STOP_AFTER | {"we", "i", "our"}:
+        surface = " ".join(words[:-1])
+    end = text.find(surface) + len(surface)
+    # Only a modifier cannot end a noun phrase ("cross-layer", "statistical"): "functions" can, so
+    # "the STS and MCAS functions inoperative" keeps its name.
+    modifier = bool(_MODIFIER_END.search(surface.split()[-1])) if surface.split() else False
+    run_on = _RUN_ON.match(text[end:]) if end >= len(surface) and surface[-1:].islower() and modifier else None
+    if run_on and run_on.group(1) not in _STOP_AFTER and not run_on.group(1).endswith("ly"):
+        surface = f"{surface} {run_on.group(1)}"
+    return surface
+
+
 def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> str:
-    """The hops as the verbalize prompt sees them."""
+    """The hops as the verbalize prompt sees them: evidence windows of whole sentences around the
+    bridges, the sentence that identifies each bridge, and the rivals a later hop holds."""
     items = []
+    construction = cand.meta.get("construction") or {}
     for i, hop in enumerate(cand.hops):
         node = view.nodes[hop.node_id]
+        incoming = cand.hops[i - 1].bridge if i else ""
+        keep = [view.entity_name.get(e, "") for e in (incoming, hop.bridge, cand.answer_entity) if e]
         item = {
             "index": i,
-            "modality": "image" if node.label == "Image" else "text",
-            "evidence": evidence_window(node.text, max_chars),
+            "modality": _modality(node),
+            "evidence": evidence_window(node.text, max_chars, keep),
             "bridge_to_next": view.entity_name.get(hop.bridge, "") if hop.bridge else "",
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
+        elif incoming and i - 1 < len(construction.get("sibling_names") or []) \
+                and construction["sibling_names"][i - 1]:
+            item["same_kind_in_this_hop"] = construction["sibling_names"][i - 1]
         cell = cand.table_cell
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
@@ -211,6 +244,12 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
             # it must not collapse into one cached question.
-            item["target_answer"] = view.entity_name.get(cand.answer_entity, cand.answer_entity)
+            item["target_answer"] = whole_phrase(view, cand.answer_entity, node.text)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)
+
+
+def _modality(node) -> str:
+    if node.label != "Image":
+        return "text"
+    return "image" if node.description_source == "vlm" else "image caption"

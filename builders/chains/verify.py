@@ -49,19 +49,20 @@ class ChainVerdict:
     faithful: bool = True
     standalone: bool = True
     requires_content: bool = True
+    single_answer: bool = True  # a serial chain asks one thing: its last hop's answer
     method: str = "offline"
     reasons: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
         return (self.navigation and all(self.necessary) and self.no_shortcut and self.faithful
-                and self.standalone and self.requires_content)
+                and self.standalone and self.requires_content and self.single_answer)
 
     @property
     def score(self) -> float:
         """Share of checks passed, hop necessity counted per hop."""
         flags = [self.navigation, self.no_shortcut, self.faithful, self.standalone, self.requires_content,
-                 *self.necessary]
+                 self.single_answer, *self.necessary]
         return round(sum(flags) / len(flags), 4) if flags else 0.0
 
     def first_failure(self) -> str:
@@ -71,6 +72,8 @@ class ChainVerdict:
             return f"hop {self.necessary.index(False)} not needed (question answerable without it)"
         if not self.no_shortcut:
             return "shortcut: one evidence item answers the question alone"
+        if not self.single_answer:
+            return "compound question: the answer joins an earlier hop's answer (two questions, not a chain)"
         if not self.faithful:
             return "answer not supported by the evidence"
         if not self.standalone:
@@ -78,6 +81,21 @@ class ChainVerdict:
         if not self.requires_content:
             return "answerable without the documents"
         return ""
+
+
+def joins_hop_answers(draft: Draft) -> bool:
+    """A serial chain's final answer that also states an earlier hop's answer asks two things
+    ("Grobid; the snippet is in §3.2"): every item is "needed" only because the question is two
+    questions joined by "and". A strict reader of the question sees no chain. Forks combine their
+    branches by design and are exempt."""
+    if draft.candidate.graph_type.endswith("fork") or len(draft.hops) < 2:
+        return False
+    final, last = _normal(draft.answer), _normal(draft.hops[-1].answer)
+    for hop in draft.hops[:-1]:
+        earlier = _normal(hop.answer)
+        if len(earlier) >= 2 and earlier not in last and re.search(rf"(?<!\w){re.escape(earlier)}(?!\w)", final):
+            return True
+    return False
 
 
 def is_standalone(question: str) -> bool:
@@ -218,12 +236,16 @@ def table_checks(view: CorpusView, draft: Draft, v: ChainVerdict) -> None:
 def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip: int | None = None) -> str:
     """The numbered evidence items; `skip` leaves one hop's item out (empirical necessity)."""
     lines = []
-    for i, hop in enumerate(draft.candidate.hops):
+    cand = draft.candidate
+    for i, hop in enumerate(cand.hops):
         if i == skip:
             continue
         node = view.nodes[hop.node_id]
-        kind = "image description" if node.label == "Image" else "text"
-        lines.append(f"[{i}] ({kind}) {evidence_window(node.text, max_chars)}")
+        kind = "text" if node.label != "Image" else (
+            "image description" if node.description_source == "vlm" else "image caption")
+        keep = [view.entity_name.get(e, "") for e in (cand.hops[i - 1].bridge if i else "", hop.bridge,
+                                                       cand.answer_entity) if e]
+        lines.append(f"[{i}] ({kind}) {evidence_window(node.text, max_chars, keep)}")
     return "\n".join(lines)
 
 
@@ -241,6 +263,7 @@ def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
     v.faithful = bool(reply.faithful)
     v.standalone = bool(reply.standalone) and is_standalone(draft.question)
     v.requires_content = not reply.closed_book_answerable
+    v.single_answer = not joins_hop_answers(draft)
     if getattr(reply, "reasons", ""):
         v.reasons.append(str(reply.reasons)[:300])
     return v

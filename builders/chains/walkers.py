@@ -55,6 +55,9 @@ class Walker:
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.table_share = table_share
         self.table_walk = TableWalk(self, TableIndex(view, self.rules.evidence_roles))
+        # construction.py's pre-check (make_walker), enforced when `strict` (an LLM pays per candidate).
+        self.construction = None
+        self.strict = False
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
         self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
@@ -75,7 +78,8 @@ class Walker:
         """min..max hops, weighted toward 3 and more (weights 1 : 8 : 8 : ...): longer walks
         fail more often, so they must be tried more often for the accepted average to reach 3."""
         lengths = list(range(self.min_hops, self.max_hops + 1))
-        weights = [1 if n == 2 else 8 for n in lengths]
+        # Strict (construction.py): every hop needs rivals of its bridge, rare on long walks; even draw.
+        weights = [1 if n == 2 or self.strict else 8 for n in lengths]
         return self.rng.choices(lengths, weights)[0]
 
     def _stems(self, ent: str) -> frozenset[str]:
@@ -117,7 +121,7 @@ class Walker:
 
     def step(self, current: str, incoming: str, visited: list[str], want: str = "Chunk",
              avoid_entities: set[str] = frozenset(), onward: str = "",
-             earlier: set[str] | None = None) -> tuple[str, str] | None:
+             earlier: set[str] | None = None, serial: bool = False) -> tuple[str, str] | None:
         """Next node of label `want`, entered through a bridge of `current`: (entity, node).
 
         The entered node must itself name the bridge in a usable sentence. With
@@ -128,10 +132,16 @@ class Walker:
         none of the chain's other bridges. A bridge an earlier hop already
         names, or a later hop that names an earlier bridge, lets a reader skip
         the hops in between: verification rejected most long chains for that.
+
+        `serial` on a strict walker: the entered node must name rivals of the
+        bridge (construction.py), or it would answer without the hop before.
         """
         entities = [e for e in self.outgoing(current, incoming)
                     if e not in avoid_entities and e != incoming and self.bridgeable(e)
                     and not self.names_overlap(e, set(avoid_entities) | {incoming})]
+        if serial and self.strict and self.construction is not None and incoming:
+            # The next bridge of the incoming one's kind would be counted as its rival (see answer_entity).
+            entities = [e for e in entities if not self.construction.same_kind(incoming, e)]
         self.rng.shuffle(entities)
         if earlier is not None:
             # Clean bridges first; the others stay possible (verification judges them
@@ -154,6 +164,8 @@ class Walker:
                 elif self._leads_on(n, ent, avoid_entities, visited, onward):
                     options.append(n)
             options = clean or options
+            if serial and self.strict and self.construction is not None:
+                options = [n for n in options if self.construction.rivals_of(n, ent, avoid_entities)]
             if not options:
                 continue
             cross = [n for n in options if self.view.nodes[n].doc_id != doc]
@@ -208,12 +220,16 @@ class Walker:
                 return True
         return False
 
-    def answer_entity(self, node_id: str, incoming: str, exclude: set[str], bridges: set[str] = frozenset()
-                      ) -> str:
+    def answer_entity(self, node_id: str, incoming: str, exclude: set[str], bridges: set[str] = frozenset(),
+                      serial: bool = False) -> str:
         """An entity of the last hop, in a relation with `incoming`, to be the final answer."""
         options = [e for e in self.outgoing(node_id, incoming)
                    if e not in exclude and e != incoming and self.rules.can_answer(e)
                    and not self.names_overlap(e, set(bridges) | {incoming})]
+        if serial and self.strict and self.construction is not None and incoming:
+            # An answer of the bridge's own kind is no rival: "FINE annotations score higher than
+            # COARSE annotations" names the other one whichever the question means.
+            options = [e for e in options if not self.construction.same_kind(incoming, e)]
         return self.rng.choice(options) if options else ""
 
     def linked_image(self, chunk_id: str, visited: list[str]) -> str | None:
@@ -242,7 +258,7 @@ class Walker:
                                   *(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
             nxt = self.step(hops[-1].node_id, incoming, visited + [h.node_id for h in hops], "Chunk",
                             used_bridges, onward="bridge" if len(hops) + 1 < length else "answer",
-                            earlier=earlier)
+                            earlier=earlier, serial=True)
             if nxt is None:
                 return None
             ent, node = nxt
@@ -284,7 +300,7 @@ class Walker:
 
     def _image_then_text(self, length: int) -> Candidate | None:
         image = self.rng.choice(self.images)
-        nxt = self.step(image, "", [image], "Chunk")
+        nxt = self.step(image, "", [image], "Chunk", serial=True)
         if nxt is None:
             return None
         rest = self.text_path(nxt[1], length - 1, [image], incoming=nxt[0])
@@ -309,7 +325,7 @@ class Walker:
             return None
         incoming = hops[-2].bridge if len(hops) > 1 else ""
         nxt = self.step(hops[-1].node_id, incoming, [h.node_id for h in hops], "Image",
-                        {h.bridge for h in hops})
+                        {h.bridge for h in hops}, serial=True)
         if nxt is None:
             return None
         hops[-1].bridge, hops[-1].bridge_kind = nxt[0], "entity"
@@ -358,8 +374,8 @@ class Walker:
         exclude = {h.bridge for h in hops if h.bridge}
         earlier = set().union(*(self.view.mentions.get(h.node_id, set()) for h in hops[:-1]))
         incoming = hops[-2].bridge
-        answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier, exclude)
-        if not answer:  # named earlier too: verification decides whether that is a shortcut
+        answer = self.answer_entity(hops[-1].node_id, incoming, exclude | earlier, exclude, serial=True)
+        if not answer and not self.strict:  # named earlier too: verification decides whether that is a shortcut
             answer = self.answer_entity(hops[-1].node_id, incoming, exclude, exclude)
         if not answer:
             return None
@@ -379,5 +395,6 @@ def infeasible_reason(view: CorpusView, walker: Walker, graph_type: str) -> str 
         found = len(view.image_ids)
         if found < need:
             return f"needs {need} image(s) and the corpus has {found} (kept after filtering)"
-        return f"needs {need} image(s) linked to text by a caption, reference or entity; none is"
+        why = " (without a vision model: with a model's description or a 12+ word caption)" if walker.strict else ""
+        return f"needs {need} image(s) linked to text by a caption, reference or entity; none is{why}"
     return None

@@ -39,6 +39,9 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
         "requires_content": bool(v and v.requires_content),
         "score": v.score if v else 0.0, "verifier": v.method if v else "",
         "shrunk_from": outcome.shrunk_from,
+        "repaired": outcome.repaired,
+        # construction.py's figures (siblings, rivals, BM25 ranks, context cosines): why it was drawn.
+        "construction": json.dumps(cand.meta.get("construction", {}), sort_keys=True),
     }
     emp = outcome.empirical
     if emp is not None:

@@ -231,6 +231,7 @@ def _record(chain: dict[str, Any], hops: list[dict[str, Any]], merged: set[str],
             **{flag: _bool(chain.get(flag)) for flag in VERIFY_FLAGS},
             "hop_necessity": [s["necessary"] for s in subqa],
             "score": float(chain["score"]) if isinstance(chain.get("score"), (int, float)) else None,
+            "construction": chain.get("construction") or None,
         },
         "generator": {
             "llm": chain.get("generator"),

@@ -86,6 +86,8 @@ class Verification(_Strict):
     no_shortcut: bool | None = None
     hop_necessity: list[bool | None] = Field(default_factory=list, description="One entry per hop, in hop order.")
     score: float | None = Field(None, description="The verifier's overall score.")
+    construction: str | None = Field(None, description="JSON: the pre-check's figures (siblings, rivals, BM25 "
+                                     "ranks, context cosines) the chain was drawn with.")
 
 
 class Generator(_Strict):

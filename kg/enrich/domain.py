@@ -43,7 +43,7 @@ def top_keywords(topic_keywords: list[list[str]], n: int = 3) -> list[str]:
         for pos, kw in enumerate(keywords or []):
             text = _clean(kw)
             key = text.lower()
-            if len(key) < 2 or re.fullmatch(r"[\d\W_]+", key) or key in seen_here or MARKUP_WORD.match(key):
+            if len(key) < 2 or re.fullmatch(r"[\d\W_]+", key) or key in seen_here or is_markup(key):
                 continue
             seen_here.add(key)
             score[key] = score.get(key, 0.0) + 1.0 / (1 + pos)
@@ -51,6 +51,17 @@ def top_keywords(topic_keywords: list[list[str]], n: int = 3) -> list[str]:
             order.setdefault(key, len(order))
     ranked = sorted(score, key=lambda k: (-score[k], order[k]))
     return [surface[k] for k in ranked[:n]]
+
+
+# Table-cell and HTML markup that PDF converters leave in text ("br" led every offline domain
+# of a run on six PDFs: "documents about br, models and citations").
+_MARKUP_WORDS = frozenset("br td tr th tbody thead table div span sup sub nbsp amp lt gt quot img href "
+                          "html http https www com pdf et al fig".split())
+
+
+def is_markup(keyword: str) -> bool:
+    key = keyword.strip().lower()
+    return key in _MARKUP_WORDS or bool(MARKUP_WORD.match(key)) or bool(re.search(r"[<>{}|\\=_]", key))
 
 
 def offline_domain_persona(topic_keywords: list[list[str]]) -> dict[str, Any]:
@@ -79,7 +90,7 @@ def infer_domain_persona(
 
     lines = []
     for i, keywords in enumerate((topic_keywords or [])[:PROMPT_TOPICS], 1):
-        kws = [_clean(k) for k in (keywords or [])[:PROMPT_KEYWORDS] if _clean(k)]
+        kws = [_clean(k) for k in (keywords or [])[:PROMPT_KEYWORDS] if _clean(k) and not is_markup(_clean(k))]
         if kws:
             lines.append(f"topic {i}: {', '.join(kws)}")
     title_lines = [f"- {_clean(t)}" for t in (titles or [])[:PROMPT_TITLES] if _clean(t)]
@@ -105,3 +116,22 @@ def _join(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def domain_at_generate(store: Any, client: Any, prompts_dir: Path | None = None) -> dict[str, Any] | None:
+    """With an LLM at generate time and a domain that ingest named offline: one `domain_persona`
+    request (cached like every call), written to the Corpus node. None when nothing changed."""
+    if client is None:
+        return None
+    meta = store.run("corpus_meta")
+    if meta and (meta[0].get("generator") or OFFLINE) != OFFLINE:
+        return None  # an LLM named it already
+    topics = store.run("walk_topic_keywords")
+    titles = [r["title"] for r in store.run("walk_documents") if r.get("title")]
+    result = infer_domain_persona([list(t["keywords"] or []) for t in topics[:8]], client=client,
+                                  prompts_dir=prompts_dir, titles=titles)
+    if result.get("generator") == OFFLINE:
+        return None  # the request failed; the offline one stays
+    store.write("upsert_corpus_meta", [{"id": "corpus", "domain": result["domain"], "persona": result["persona"],
+                                        "generator": result["generator"]}])
+    return result

@@ -154,6 +154,7 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "domain_persona": DomainPersona,
     "verbalize_chain": VerbalizedChain,
     "verify_chain": ChainVerification,
+    "repair_chain": VerbalizedChain,  # the writer's rewrite after a verifier's verdict: the same reply
     "answer_from_evidence": EvidenceAnswer,
     "merge_duplicates": MergedQuestion,
     "eval_read": ReaderAnswer,

@@ -22,7 +22,7 @@ class FakeWalker:
         if gtype == "none":
             return None
         self.drawn += 1
-        hops = [Hop(f"c{self.drawn}a", "Chunk", "e", "entity"), Hop(f"c{self.drawn}b", "Chunk")]
+        hops = [Hop(f"c{self.drawn}a", "Chunk", f"e{self.drawn}", "entity"), Hop(f"c{self.drawn}b", "Chunk")]
         return Candidate(gtype, hops, [(0, 1), (1, 2)], answer_entity=f"ans{self.drawn}")
 
 

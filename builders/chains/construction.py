@@ -1,0 +1,251 @@
+"""Necessity by construction, and the shortcut pre-check, before any LLM call.
+
+A strict verifier asks, for every evidence item, whether the question could
+still be answered with that item removed; by elimination, a later item that
+holds one candidate of its kind answers alone, however the question
+describes it. So a serial chain is kept only when, hop by hop:
+
+* ambiguity: hop i's evidence names other entities of the incoming
+  bridge's kind (same entity type) that stand in relations there too, or,
+  for a table hop, other rows: without hop i-1 a reader cannot tell which
+  one the question means ("siblings");
+* distinctiveness: the sentence of hop i-1 that identifies the bridge names
+  no more than one other entity of the bridge's kind (an item picked out of
+  an enumeration of languages is not identified by that sentence:
+  "rivals"), and the bridge is not mentioned all over the corpus;
+* no echo: hop i's evidence is not what BM25 ranks first for hop i-1's
+  identifying sentence with the bridge's name removed (it would hold that
+  fact itself);
+* shortcut pre-check: the last hop is not ranked first for all the earlier
+  facts together (bridge and answer names removed), and the answer is named
+  by no earlier hop;
+* bridges mean one thing: a cross-document step needs the two chunks'
+  contexts to agree (dense cosine, shortcuts.CorpusIndex), a table bridge
+  must be the row's own name (not "Layers" for a "# Layers" row).
+
+Forks are exempt from the ambiguity rules: their branches are independent
+facts joined by the question (compare, combine), which needs both.
+The figures are kept on the candidate (meta["construction"]) and written to
+the Chain node, so a run's accepted and rejected chains can be compared.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from builders.chains.bridges import NAME_LABELS, zipf
+from builders.chains.candidate import Candidate
+from builders.chains.shortcuts import CorpusIndex, strip_names
+from builders.chains.statements import StatementIndex, find_surface
+from queries.corpus_view import CorpusView
+
+MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bridge is one of >= 2
+MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that identifies it
+ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
+MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
+_COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
+
+
+@dataclass
+class Construction:
+    """What the corpus's indexes say about one candidate (kept on the Chain node)."""
+
+    siblings: list[int] = field(default_factory=list)  # per hop >= 1: rivals of the incoming bridge there
+    sibling_names: list[list[str]] = field(default_factory=list)  # per hop >= 1: their names (a few)
+    rivals: list[int] = field(default_factory=list)  # per bridge: same-kind names in its identifying sentence
+    bridge_mentions: list[int] = field(default_factory=list)  # per bridge: evidence nodes naming it
+    echo: list[float] = field(default_factory=list)  # per hop >= 1: BM25 share for hop i-1's fact
+    last_rank: int = 0  # BM25 rank of the last hop for the earlier facts (0: not in the top 10)
+    context: list[float] = field(default_factory=list)  # per cross-document step: dense cosine
+    reason: str = ""  # why the pre-check dropped it ("" when kept)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items()}
+
+
+class ChainConstruction:
+    """Measures candidates against the rules of the module docstring."""
+
+    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex, table_rows=None):
+        self.view = view
+        self.statements = statements
+        self.index = index
+        self.table_rows = table_rows or (lambda table_id: 0)  # rows of a table with answerable cells
+
+    def names(self, ent: str) -> list[str]:
+        return self.statements.names(ent) if ent else []
+
+    def check(self, cand: Candidate) -> Construction:
+        """The candidate's figures; `reason` says why it should not be verbalized ("" if it may be)."""
+        c = Construction()
+        bridges = [h.bridge if h.bridge_kind == "entity" else "" for h in cand.hops[:-1]]
+        c.bridge_mentions = [len(self.view.mentioned_by.get(b, ())) for b in bridges if b]
+        c.reason = self._cycle(cand, bridges) or self._answer_earlier(cand) or self._generic(bridges) \
+            or self._contexts(cand, c) or self._table_bridge(cand)
+        if c.reason or cand.graph_type.endswith("fork"):
+            return c
+        facts = []
+        for i in range(1, len(cand.hops)):
+            incoming = bridges[i - 1]
+            if not incoming:
+                continue
+            statement = self._identifying(cand, i - 1, bridges)
+            c.rivals.append(self._rivals(cand.hops[i - 1].node_id, incoming, statement))
+            siblings = self._siblings(cand, i, incoming)
+            c.siblings.append(len(siblings) if isinstance(siblings, list) else siblings)
+            c.sibling_names.append(sorted(self.view.entity_name.get(e, e) for e in siblings)[:6]
+                                   if isinstance(siblings, list) else [])
+            fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
+            facts.append(fact)
+            c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
+            if not c.reason:
+                c.reason = self._hop_reason(i, c)
+        earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
+                              + self.names(cand.answer_entity))
+        last = cand.hops[-1].node_id
+        c.last_rank = self.index.rank(earlier, last) if self.view.nodes[last].label == "Chunk" else 0
+        if not c.reason and c.last_rank == 1 and len(cand.hops) > 1:
+            c.reason = "pre-check: the earlier hops' facts retrieve the last hop first"
+        return c
+
+    @staticmethod
+    def _hop_reason(i: int, c: Construction) -> str:
+        if c.rivals[-1] > MAX_RIVALS:
+            return f"pre-check: hop {i - 1} picks its bridge out of an enumeration"
+        if c.siblings[-1] < MIN_SIBLINGS:
+            return f"pre-check: hop {i} holds no rival of its incoming bridge (answerable without hop {i - 1})"
+        if c.echo[-1] >= ECHO_SHARE:
+            return f"pre-check: hop {i}'s evidence repeats hop {i - 1}'s fact"
+        return ""
+
+    def question_ranks(self, cand: Candidate, question: str) -> list[int]:
+        """BM25 rank of each hop's evidence (0: an image, or not in the top 10) for the written question
+        without the bridges' and the answer's names: a question that ranks its last hop first and its
+        first hop nowhere lets a reader start at the end (recorded, to be checked against verdicts)."""
+        names = [n for b in cand.bridges for n in self.names(b)] + self.names(cand.answer_entity)
+        query = strip_names(question, names)
+        return [self.index.rank(query, h.node_id) if h.label == "Chunk" else 0 for h in cand.hops]
+
+    def rivals_of(self, node_id: str, ent: str, chain: set[str] = frozenset()) -> bool:
+        """Whether `node_id` names another entity of `ent`'s kind in a relation (the walkers' lookahead)."""
+        name = self.view.entity_name.get(ent, "")
+        return any(e != ent and e not in chain and self.same_kind(ent, e) and self.statements.rules.specific(e)
+                   and not _nested(self.view.entity_name.get(e, e), name) and self.statements.partners(node_id, e)
+                   for e in self.view.mentions.get(node_id, ()))
+
+    # ---- the measures -------------------------------------------------------
+    def _identifying(self, cand: Candidate, i: int, bridges: list[str]) -> str:
+        """The sentence of hop i that names bridge i (the fact the question identifies it by)."""
+        node = cand.hops[i].node_id
+        target = bridges[i]
+        st = self.statements.relation(node, bridges[i - 1], target) if i and bridges[i - 1] else None
+        if st is None:
+            st = self.statements.first_statement(node, target)
+        if st is not None:
+            return st.text
+        sentence = next((s for s in self.statements.sentences(node) if target in s.spans), None)
+        return sentence.text if sentence else ""
+
+    def same_kind(self, ent: str, other: str) -> bool:
+        """Two entities of one kind: the same named-entity type, and for a term (no name type) the
+        same head word too ("FINE annotations" and "COARSE annotations", not "AOA sensors" and "14 CFR")."""
+        label = self.view.entity_label.get(ent, "")
+        if label != self.view.entity_label.get(other, ""):
+            return False
+        return label in NAME_LABELS or _head(self.view.entity_name.get(ent, ent)) == \
+            _head(self.view.entity_name.get(other, other))
+
+    def _rivals(self, node_id: str, ent: str, statement: str) -> int:
+        """Other specific entities of `ent`'s kind named in the identifying sentence."""
+        if not statement:
+            return 0
+        return sum(1 for e in self.view.mentions.get(node_id, ())
+                   if e != ent and self.same_kind(ent, e) and self.statements.rules.specific(e)
+                   and find_surface(self.names(e), statement) is not None)
+
+    def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str] | int:
+        """Entities of the incoming bridge's kind that stand in a relation in hop i's evidence too
+        (for a table hop: how many other rows it has)."""
+        hop = cand.hops[i]
+        cell = cand.table_cell
+        if cell is not None and i == len(cand.hops) - 1:
+            return max(0, self.table_rows(hop.node_id) - 1)
+        chain = set(cand.bridges) | {cand.answer_entity}
+        return sorted(e for e in self.view.mentions.get(hop.node_id, ())
+                      if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
+                      and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
+                      and self.statements.partners(hop.node_id, e))
+
+    def _echo(self, fact: str, earlier_node: str, node: str) -> float:
+        scores = self.index.scores(fact)
+        own = scores.get(earlier_node, 0.0)
+        if not own or node not in scores:
+            return 0.0
+        return round(scores[node] / own, 3)
+
+    # ---- rules on bridges and answers ---------------------------------------
+    def _cycle(self, cand: Candidate, bridges: list[str]) -> str:
+        named = [b for b in bridges if b]
+        if cand.graph_type.endswith("fork"):
+            named = list(dict.fromkeys(named))  # a fork's branches share their bridge
+        if len(set(named)) < len(named) or (cand.answer_entity and cand.answer_entity in named):
+            return "pre-check: circular chain (an entity comes back)"
+        return ""
+
+    def _answer_earlier(self, cand: Candidate) -> str:
+        answer = cand.answer_entity
+        if not answer:
+            return ""
+        names = self.names(answer)
+        for h in cand.hops[:-1]:
+            text = self.view.nodes[h.node_id].text
+            if answer in self.view.mentions.get(h.node_id, ()) or strip_names(text, names) != " ".join(text.split()):
+                return "pre-check: the answer is named by an earlier hop"
+        return ""
+
+    def _generic(self, bridges: list[str]) -> str:
+        """A bridge spread over 3+ documents whose contexts are unrelated (the mean cosine of the
+        documents' mention centroids < MIN_CONTEXT) is a generic word here, whatever its type."""
+        for b in bridges:
+            if b and self.index.spread(b, self.view.mentioned_by.get(b, ())) < MIN_CONTEXT:
+                return f"pre-check: {self.view.entity_name.get(b, b)!r} is a generic term in this corpus"
+        return ""
+
+    def _contexts(self, cand: Candidate, c: Construction) -> str:
+        for a, b in zip(cand.hops, cand.hops[1:]):
+            na, nb = self.view.nodes[a.node_id], self.view.nodes[b.node_id]
+            if na.doc_id == nb.doc_id or not a.bridge or na.label != "Chunk" or nb.label != "Chunk":
+                continue
+            score = self.index.context_similarity(a.node_id, b.node_id)
+            c.context.append(round(score, 3) if score is not None else -1.0)
+            if score is not None and score < MIN_CONTEXT:
+                return (f"pre-check: {self.view.entity_name.get(a.bridge, a.bridge)!r} is used in unrelated "
+                        "contexts in its two documents")
+        return ""
+
+    def _table_bridge(self, cand: Candidate) -> str:
+        """A table bridge must be the row's own name: not a count row ("# Layers") or an ordinary word."""
+        cell = cand.table_cell
+        if cell is None:
+            return ""
+        name = self.view.entity_name.get(cand.hops[-2].bridge, "")
+        if _COUNT_LABEL.match(cell.row_label):
+            return "pre-check: the table bridge is a count row's label"
+        words = name.split()
+        if len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0:
+            return "pre-check: the table bridge is an ordinary word"
+        return ""
+
+
+def _head(name: str) -> str:
+    """A term's head word, singular: "AOA sensors" -> "sensor"."""
+    words = name.lower().split()
+    word = words[-1] if words else ""
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def _nested(a: str, b: str) -> bool:
+    """One name inside the other ("8 MCAS" and "MCAS"): a variant of the bridge, not a rival."""
+    a, b = a.lower(), b.lower()
+    return bool(a and b) and (a in b or b in a)

@@ -1,0 +1,206 @@
+"""Necessity by construction and the shortcut pre-check (construction.py, shortcuts.py), the bridge
+rules, and the writer's inputs (evidence windows, whole-phrase answers), on a small real graph in
+the embedded FalkorDB store: the synthetic corpus plus a fleet register in which several
+institutes run ships, so a hop entered by one institute has rivals of its kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.chains.candidate import Candidate, Hop
+from tests.builders.chains.synthetic import build_synthetic_corpus
+
+FLEET = [
+    ("c7", "The Helsinki Marine Institute, the Tallinn Sea Laboratory and the Riga Coastal Centre each run one "
+           "ship on the eastern Baltic."),
+    ("c8", "The Tallinn Sea Laboratory operates the Baltic Explorer, while the Helsinki Marine Institute operates "
+           "the Aurora Research Vessel."),
+]
+EXTRA_ENTITIES = [("tallinn sea laboratory", "Tallinn Sea Laboratory", "ORG"),
+                  ("riga coastal centre", "Riga Coastal Centre", "ORG"),
+                  ("baltic explorer", "Baltic Explorer", "PRODUCT"),
+                  ("layers", "Layers", "PRODUCT")]
+
+
+@pytest.fixture
+def view(falkor_store):
+    from queries.corpus_view import load_corpus_view
+
+    build_synthetic_corpus(falkor_store)
+    store = falkor_store
+    store.write("upsert_documents", [{"id": "d4", "path": "docs/d4.txt", "title": "Fleet register", "pages": 1,
+                                      "sha256": "d4"}])
+    store.write("upsert_chunks", [{"id": cid, "doc_id": "d4", "index": i, "text": text, "kind": "text",
+                                   "page_start": 1, "page_end": 1, "tokens": len(text.split()), "role": "body"}
+                                  for i, (cid, text) in enumerate(FLEET)])
+    store.write("chunk_part_of", [{"s": cid, "d": "d4"} for cid, _ in FLEET], key=None)
+    store.write("upsert_entities", [{"id": e, "name": n, "label": lab, "aliases": []} for e, n, lab in EXTRA_ENTITIES])
+    names = {"helsinki marine institute": "Helsinki Marine Institute", "aurora research vessel": "Aurora Research Vessel",
+             **{e: n for e, n, _ in EXTRA_ENTITIES}}
+    store.write("chunk_mentions", [{"s": cid, "d": e, "count": 1} for cid, text in FLEET
+                                   for e, n in names.items() if n in text], key=None)
+    return load_corpus_view(store)
+
+
+def construction(view, vectors=None):
+    from builders.chains.bridges import BridgeRules
+    from builders.chains.construction import ChainConstruction
+    from builders.chains.shortcuts import CorpusIndex
+    from builders.chains.statements import StatementIndex
+
+    return ChainConstruction(view, StatementIndex(view, BridgeRules(view)), CorpusIndex(view, vectors))
+
+
+def serial(*hops: tuple[str, str], answer: str, meta: dict | None = None) -> Candidate:
+    return Candidate("text_chain", [Hop(n, "Chunk", b, "entity" if b else "") for n, b in hops],
+                     [(i, i + 1) for i in range(len(hops))], answer, meta or {})
+
+
+HMI, ARV = "helsinki marine institute", "aurora research vessel"
+
+
+def test_a_later_hop_with_rivals_of_its_bridge_is_kept_with_its_figures(view):
+    c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
+    assert c.reason == ""
+    assert c.siblings == [1]  # the Tallinn Sea Laboratory operates a ship in the same sentence form
+    assert c.rivals == [0]  # "Maria Kovacs founded the Helsinki Marine Institute": one institute
+    assert c.bridge_mentions == [len(view.mentioned_by[HMI])]
+    assert c.last_rank != 1 and c.echo[0] < 0.6
+    assert {"siblings", "rivals", "echo", "last_rank", "context", "reason"} <= set(c.to_dict())
+
+
+def test_a_later_hop_that_holds_only_the_bridge_answers_without_the_earlier_hop(view):
+    c = construction(view).check(serial(("c1", HMI), ("c2", ""), answer=ARV))
+    assert c.siblings == [0] and "holds no rival" in c.reason
+
+
+def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
+    c = construction(view).check(serial(("c7", HMI), ("c8", ""), answer=ARV))
+    assert c.rivals == [2] and "enumeration" in c.reason
+
+
+def test_circular_chains_and_answers_named_earlier_are_refused(view):
+    check = construction(view).check
+    assert "circular" in check(serial(("c1", HMI), ("c8", HMI), ("c2", ""), answer=ARV)).reason
+    assert "circular" in check(serial(("c2", ARV), ("c3", ""), answer=ARV)).reason
+    assert "named by an earlier hop" in check(serial(("c2", HMI), ("c8", ""), answer=ARV)).reason
+
+
+def test_a_cross_document_bridge_needs_agreeing_contexts(view):
+    candidate = serial(("c1", HMI), ("c8", ""), answer=ARV)
+    apart = construction(view, {"c1": [1.0, 0.0], "c8": [0.0, 1.0]}).check(candidate)
+    assert "unrelated contexts" in apart.reason and apart.context == [0.0]
+    close = construction(view, {"c1": [1.0, 0.0], "c8": [0.9, 0.1]}).check(candidate)
+    assert close.reason == "" and close.context[0] > 0.9
+
+
+def test_a_name_spread_over_unrelated_documents_is_a_generic_term(view):
+    candidate = serial(("c1", HMI), ("c8", ""), answer=ARV)
+    # The institute is named in d1 (c1, c2), d2 (tab) and d4 (c7, c8).
+    unrelated = {"c1": [1, 0, 0], "c2": [1, 0, 0], "tab": [0, 1, 0], "c7": [0, 0, 1], "c8": [0, 0, 1]}
+    assert "generic term" in construction(view, unrelated).check(candidate).reason
+    related = {k: [1, 0.1 * i, 0] for i, k in enumerate(unrelated)}
+    assert construction(view, related).check(candidate).reason == ""
+
+
+def test_table_bridges_must_be_the_rows_own_name(view):
+    from builders.chains.tables import TableCell
+
+    check = construction(view).check
+    count_row = TableCell("gulfs", "# Layers", "Model A", "24").to_meta()
+    assert "count row" in check(serial(("c1", HMI), ("gulfs", ""), answer="", meta={"table_cell": count_row})).reason
+    word = TableCell("gulfs", "Layers", "Model A", "24").to_meta()
+    c = check(Candidate("text_chain", [Hop("c1", "Chunk", "layers", "entity"), Hop("gulfs", "Chunk")],
+                        [(0, 1), (1, 2)], "", {"table_cell": word}))
+    assert "ordinary word" in c.reason
+
+
+def test_the_same_bridges_or_last_hop_are_drawn_once_and_drops_are_counted(view):
+    from collections import Counter
+
+    from builders.chains.sampling import distinct
+
+    class Walker:
+        strict = True
+
+    class Report:
+        prechecked: Counter = Counter()
+
+    walker, report, seen = Walker(), Report(), set()
+    walker.construction = construction(view)
+    assert distinct(walker, serial(("c1", HMI), ("c8", ""), answer=ARV), seen, report)
+    assert not distinct(walker, serial(("c4", HMI), ("c8", ""), answer=ARV), seen, report)  # same bridge, same end
+    assert not distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)  # no rival
+    assert sum(report.prechecked.values()) == 2
+    walker.strict = False  # offline: nothing dropped (generate records the figures of what it keeps)
+    assert distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)
+    assert sum(report.prechecked.values()) == 2
+
+
+def test_a_strict_walker_draws_only_candidates_that_pass(view):
+    import random
+
+    from builders.chains.generate import make_walker
+    from kg.config import Settings
+
+    settings = Settings()
+    settings.generate.min_hops = 2
+    walker = make_walker(view, settings, random.Random(5), strict=True)
+    assert walker.strict and walker.construction is not None
+    for _ in range(30):
+        cand = walker.sample("text_chain")
+        if cand is not None and walker.construction.check(cand).reason == "":
+            assert all(s >= 1 for s in walker.construction.check(cand).siblings)
+
+
+# ---------------------------------------------------------------- the writer's inputs
+def test_evidence_windows_are_whole_sentences_around_the_bridge():
+    from builders.chains.statements import evidence_window
+
+    text = " ".join(f"Sentence {i} mentions item{i} in passing." for i in range(200))
+    window = evidence_window(text, 300, ["item150"])
+    assert "item150" in window and len(window) <= 300
+    assert window.startswith("Sentence ") and window.endswith("in passing.")
+    assert evidence_window("Short text.", 300, ["x"]) == "Short text."
+    # The sentence naming both the incoming bridge and the answer is the one kept in view.
+    both = evidence_window(text.replace("item190 in passing", "item20 and item190 together"), 200, ["item20", "item190"])
+    assert "item20 and item190 together" in both
+
+
+def test_target_answers_are_whole_phrases(view):
+    from builders.chains.verbalize import whole_phrase
+
+    view.entity_name["m"] = "magelib cross-layer"
+    view.entity_name["q"] = "Qwen2-72B-Instruct We"
+    view.entity_aliases["q"] = []
+    view.entity_aliases["m"] = []
+    assert whole_phrase(view, "m", "It adds magelib cross-layer referencing to pages.") == \
+        "magelib cross-layer referencing"
+    assert whole_phrase(view, "m", "We use magelib cross-layer in the tool.") == "magelib cross-layer"
+    assert whole_phrase(view, "q", "compared with Qwen2-72B-Instruct We find gains.") == "Qwen2-72B-Instruct"
+    view.entity_name["f"], view.entity_aliases["f"] = "STS and MCAS functions", []
+    assert whole_phrase(view, "f", "a law that would render the STS and MCAS functions inoperative.") == \
+        "STS and MCAS functions"
+
+
+def test_markup_never_names_the_domain():
+    from kg.enrich.domain import offline_domain_persona
+
+    meta = offline_domain_persona([["br", "models", "citations"], ["br", "td", "tokenizer"]])
+    assert "br" not in meta["domain"].split() and "models" in meta["domain"]
+
+
+def test_without_vision_an_image_is_read_through_its_caption_only(view):
+    from builders.chains.generate import images_as_captions
+    from queries.corpus_view import EvidenceNode
+
+    long_caption = "Figure 3: Survey route of the Aurora Research Vessel across the Gulf of Riga in winter 2019."
+    view.nodes["i1"] = EvidenceNode("i1", "Image", "d2", long_caption + " Page text around it.", "image",
+                                    caption=long_caption)
+    view.nodes["i2"] = EvidenceNode("i2", "Image", "d2", "Figure 4. Page text.", "image", caption="Figure 4.")
+    for image in ("i1", "i2"):
+        view.mentions[image].add(ARV)
+        view.mentioned_by[ARV].add(image)
+    images_as_captions(view)
+    assert view.nodes["i1"].text == long_caption
+    assert "i2" not in view.mentions and "i2" not in view.mentioned_by[ARV]
