@@ -61,7 +61,9 @@ def llm_env(opts: argparse.Namespace) -> dict[str, str]:
         raise SystemExit("bench/strict.py: give --base-url or set OPENAI_BASE_URL (the endpoint to judge)")
     env.update({"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": opts.api_key or os.environ.get("OPENAI_API_KEY", "local"),
                 "HOPGRAPH_LLM__GENERATOR_MODEL": opts.model, "HOPGRAPH_LLM__VERIFIER_MODEL": opts.model,
-                "HOPGRAPH_LLM__TIMEOUT": str(opts.timeout), "HOPGRAPH_LLM__CONCURRENCY": str(opts.concurrency)})
+                "HOPGRAPH_LLM__TIMEOUT": str(opts.timeout), "HOPGRAPH_LLM__CONCURRENCY": str(opts.concurrency),
+                # a hand-written reply may take minutes: silence is not a stuck endpoint here
+                "HOPGRAPH_LLM__STALL_SECONDS": str(opts.timeout)})
     return env
 
 
