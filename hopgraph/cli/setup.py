@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 
 from hopgraph.cli.common import app, fail, out, print_rows, state
-from kg.config import CONFIG_FILE, DEFAULT_TOML
+from kg.config import CONFIG_FILE
+from kg.config_template import DEFAULT_TOML
 
 db_app = typer.Typer(no_args_is_help=True, help="The embedded FalkorDB server.")
 config_app = typer.Typer(no_args_is_help=True, help="Configuration.")

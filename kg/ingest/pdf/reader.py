@@ -111,7 +111,9 @@ def assemble(
     min_image_px: int = MIN_IMAGE_PX,
 ) -> ParsedDocument:
     """Pass 2: one ParsedDocument from the pass-1 pages of doc (in page order)."""
-    if sum(len(b.text) for p in pages for b in p.blocks) < 20:
+    # A page that is one ruled table has all its text in the table, none in blocks.
+    text_chars = sum(len(b.text) for p in pages for b in p.blocks) + sum(len(t.markdown) for p in pages for t in p.tables)
+    if text_chars < 20:
         raise IngestError("no text layer (scanned PDF?); OCR is not supported")
     furniture = drop_furniture(pages)
     body_size = body_font_size(pages)
