@@ -162,6 +162,7 @@ class Ingestor:
         report.pages, report.chunks, report.tables = parsed.pages, len(chunks), sum(c.kind == "table" for c in chunks)
         report.images_kept, report.images_skipped = len(parsed.images), parsed.skipped_images
         report.references_resolved, report.references_unresolved = len(prepared.resolved), prepared.unresolved
+        report.references_unresolved_why = dict(prepared.unresolved_why)
         report.entities = len({m.entity_id for ms in mentions for m in ms})
         report.warnings = list(parsed.warnings)
         write = DocumentWrite(path, parsed, doc_id, chunks, descriptions, prepared.resolved, prepared.captions, mentions)

@@ -24,6 +24,7 @@ class DocReport:
     images_skipped: int = 0
     references_resolved: int = 0
     references_unresolved: int = 0
+    references_unresolved_why: dict[str, int] = field(default_factory=dict)  # reason -> mentions
     entities: int = 0
     keypoints: int = 0
     llm_failures: int = 0

@@ -133,7 +133,7 @@ def add_mentions(prepared: list[PreparedDocument], found: list[list[Any]]) -> No
 def _chunked(parsed: ParsedDocument, doc_id: str, settings: Settings, embed: RecordingEmbed,
              chunk_document: Any) -> PreparedDocument:
     """One document's chunks and references (its entities and vectors come with the group's)."""
-    from kg.enrich.references import caption_links, resolve_references
+    from kg.enrich.references import caption_links, resolve_references, unresolved_reasons
 
     cfg = settings.ingest
     chunks = chunk_document(parsed, doc_id, cfg.chunking, embed, cfg.min_tokens, cfg.max_tokens,
@@ -141,7 +141,8 @@ def _chunked(parsed: ParsedDocument, doc_id: str, settings: Settings, embed: Rec
     if not chunks:
         raise IngestError("no text found")
     resolved, unresolved = resolve_references(chunks, parsed.images)
-    return PreparedDocument(parsed, chunks, resolved, len(unresolved), caption_links(chunks, parsed.images), [])
+    return PreparedDocument(parsed, chunks, resolved, len(unresolved), caption_links(chunks, parsed.images), [],
+                            unresolved_why=unresolved_reasons(unresolved))
 
 
 @dataclass

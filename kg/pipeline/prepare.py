@@ -33,6 +33,7 @@ class PreparedDocument:
     # cache key -> vector of every text embedded here (sentences and pooled chunks)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     times: dict[str, dict[str, float]] = field(default_factory=dict)  # filled when prepared elsewhere
+    unresolved_why: dict[str, int] = field(default_factory=dict)  # unresolved mentions by reason
 
 
 class RecordingEmbed:
@@ -55,7 +56,7 @@ def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, em
     """Chunks, references, chunk entities and chunk vectors of one parsed document."""
     from kg.enrich.chunking import chunk_document
     from kg.enrich.embeddings import text_key
-    from kg.enrich.references import caption_links, resolve_references
+    from kg.enrich.references import caption_links, resolve_references, unresolved_reasons
 
     cfg = settings.ingest
     embed = RecordingEmbed(embedder)
@@ -75,7 +76,8 @@ def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, em
                                   embedder) if pooled else {}
     direct = [c.text for c in chunks if not pooled or c.kind != "text"]
     vectors.update(zip(map(text_key, direct), embedder.encode(direct)))
-    return PreparedDocument(parsed, chunks, resolved, len(unresolved), captions, mentions, vectors)
+    return PreparedDocument(parsed, chunks, resolved, len(unresolved), captions, mentions, vectors,
+                            unresolved_why=unresolved_reasons(unresolved))
 
 
 def pool_from_sentences(chunks: list[Chunk], sentences: list[str], rows: list[np.ndarray],

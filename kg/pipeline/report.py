@@ -22,7 +22,7 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
             console.print(
                 f"{'ok' if r.status == 'ingested' else 'partial'} {r.path}: {r.pages} pages, {r.chunks} chunks ({r.tables} tables), "
                 f"{r.images_kept} images kept / {r.images_skipped} skipped, "
-                f"references {r.references_resolved} resolved / {r.references_unresolved} unresolved, "
+                f"references {r.references_resolved} resolved / {r.references_unresolved} unresolved{_why(r)}, "
                 f"{r.entities} entities, {r.keypoints} keypoints", highlight=False)
             for w in r.warnings:
                 console.print(f"  warning {r.path}: {w}", highlight=False)
@@ -35,3 +35,9 @@ def print_report(console, reports: list[DocReport], summary: dict) -> None:
     if summary.get("not_ingested"):
         console.print(f"{summary['not_ingested']} files not ingested (listed above); work done is saved: "
                       f"re-run the same `hopgraph ingest` command to resume with them", highlight=False)
+
+
+def _why(r) -> str:
+    """' (2 no caption with this label, 1 caption not recognised)': what a reader can fix or check."""
+    why = getattr(r, "references_unresolved_why", None) or {}
+    return " (" + ", ".join(f"{n} {reason}" for reason, n in why.items()) + ")" if why else ""

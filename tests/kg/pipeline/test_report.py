@@ -1,0 +1,29 @@
+"""The per-document ingest report says why references stayed unresolved (issue 20: a user
+can tell a figure without a caption from a caption the reader missed)."""
+
+import io
+
+from rich.console import Console
+
+from kg.pipeline.files import DocReport
+from kg.pipeline.report import print_report
+
+SUMMARY = {"ingested": 1, "unchanged": 0, "failed": 0, "partial": 0, "similar_to": 0, "topics": 0}
+
+
+def _printed(report: DocReport) -> str:
+    out = io.StringIO()
+    print_report(Console(file=out, width=400, color_system=None), [report], SUMMARY)
+    return out.getvalue()
+
+
+def test_unresolved_references_are_counted_by_reason():
+    report = DocReport(path="paper.pdf", status="ingested", references_resolved=34, references_unresolved=3,
+                       references_unresolved_why={"no caption with this label": 2, "caption not recognised": 1})
+    line = _printed(report)
+    assert "34 resolved / 3 unresolved (2 no caption with this label, 1 caption not recognised)" in line
+
+
+def test_a_document_with_every_reference_resolved_prints_no_reasons():
+    line = _printed(DocReport(path="paper.pdf", status="ingested", references_resolved=5))
+    assert "5 resolved / 0 unresolved," in line
