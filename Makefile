@@ -83,6 +83,7 @@ bench: install-test
 	$(BIN)/python bench/hotpotqa_linkage.py
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/vs_ragas.py
+	$(BIN)/python bench/fidelity.py
 
 clean:
 	rm -rf $(VENV) $(LLM_VENV) $(DEEPEVAL_VENV) .venv-ragas node_modules .hopgraph .hopgraph-demo out

@@ -187,6 +187,10 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     run = GenerateRun(settings, store, view, walker, types, report, accepted_now, need, len(existing),
                       {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console,
                       manifest=manifest)
+    if run.client is not None and getattr(run.client, "endpoint_down", False):  # the domain call found it dead
+        report.llm_unavailable, report.stopped = run.client.down_message(), True
+        console.print(f"generate: stopped: {report.llm_unavailable}")
+        return finish(run, need)
     if cfg.min_hops < LONG_HOPS <= cfg.max_hops and not walker.strict:  # strict: see Walker.sample_length
         run.prefer_long, walker.min_hops = True, LONG_HOPS
     missing = generate_rounds(run, dry_run)

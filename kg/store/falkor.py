@@ -143,11 +143,15 @@ class EmbeddedServer:
         if self.ping():
             return False
         with self.locked():
-            if self.ping():  # another process started it while we waited for the lock
-                return False
-            self._clean_stale()
-            self._launch()
-            return True
+            return self.start_if_down()
+
+    def start_if_down(self) -> bool:
+        """Start the server unless it answers; the caller holds the start lock."""
+        if self.ping():  # another process started it while we waited for the lock
+            return False
+        self._clean_stale()
+        self._launch()
+        return True
 
     def _clean_stale(self) -> None:
         pid = self.pid()
@@ -238,10 +242,14 @@ class FalkorStore(GraphStore):
     def _connect(self) -> None:
         from falkordb import FalkorDB
 
-        self.server.ensure_running()
         # Named connections let close() tell our own pool from other processes.
         self._client_name = f"hopgraph-{os.getpid()}"
-        self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), client_name=self._client_name)
+        # Under the start lock, which the watchdog also takes before it stops an idle
+        # server: it never stops one between our "it is alive" and our first connection.
+        with self.server.locked():
+            self.server.start_if_down()
+            self._db = FalkorDB(unix_socket_path=str(self.server.socket_path), client_name=self._client_name)
+            self._db.connection.ping()  # one named connection held: the watchdog sees a client
         self._graph = self._db.select_graph(self.graph_name)
 
     def run_text(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:

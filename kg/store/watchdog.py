@@ -14,6 +14,7 @@ The watchdog exits with the server.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 import time
@@ -34,26 +35,40 @@ def _alive(pid: int) -> bool:
 
 
 def watch(socket_path: str, keep_file: Path, launcher: int) -> None:
-    import redis
-
+    # The start lock (EmbeddedServer.lock_path): a client connects under it, so the
+    # last look and the shutdown under it cannot miss a client that is just arriving.
+    lock_path = keep_file.parent / "falkordb.lock"
     idle_polls = 0
     while True:
         time.sleep(POLL_SECONDS)
-        try:
-            conn = redis.Redis(unix_socket_path=socket_path, client_name=NAME, socket_timeout=5)
-            others = [c for c in conn.client_list() if c.get("name") != NAME]
-        except (redis.ConnectionError, OSError):
-            return  # the server is gone
-        except redis.RedisError:
-            continue  # busy (loading its log): ask again
-        idle_polls = idle_polls + 1 if not others and not _alive(launcher) else 0
-        if idle_polls >= 2 and not keep_file.exists():
-            try:
-                conn.shutdown()
-            except (redis.ConnectionError, OSError):
-                pass
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            state = _look(socket_path, launcher, idle_polls, keep_file)
+        if state is None:
             return
-        conn.close()
+        idle_polls = state
+
+
+def _look(socket_path: str, launcher: int, idle_polls: int, keep_file: Path) -> int | None:
+    """The idle-poll count after one look, or None once the server is gone (or stopped now)."""
+    import redis
+
+    try:
+        conn = redis.Redis(unix_socket_path=socket_path, client_name=NAME, socket_timeout=5)
+        others = [c for c in conn.client_list() if c.get("name") != NAME]
+    except (redis.ConnectionError, OSError):
+        return None  # the server is gone
+    except redis.RedisError:
+        return idle_polls  # busy (loading its log): ask again
+    idle_polls = idle_polls + 1 if not others and not _alive(launcher) else 0
+    if idle_polls >= 2 and not keep_file.exists():
+        try:
+            conn.shutdown()
+        except (redis.ConnectionError, OSError):
+            pass
+        return None
+    conn.close()
+    return idle_polls
 
 
 if __name__ == "__main__":

@@ -131,14 +131,15 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
 
     fake = FakeLLM()
     with ScriptedLLMServer(responder=fake) as server:
-        settings = make_settings(workdir / ".hopgraph", server.base_url, n=6)
+        # n within what the strict pre-check leaves on this corpus (about 5 distinct chains)
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=4)
         store = open_store(settings.store.data_dir)
         report = run_generate(settings, store, console=Quiet())
         reqs = chain_requests(server)
 
     got = chains(store)
     ok = [c for c in got if c["status"] == "accepted"]
-    assert len(ok) == 6 and sum(report["accepted_by_type"].values()) == 6, report
+    assert len(ok) == 4 and sum(report["accepted_by_type"].values()) == 4, report
     versions = {t: load_prompt(t).version for t in CHAIN_TASKS}
     for c in ok:
         assert c["generator"] == GEN_MODEL
@@ -177,7 +178,7 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
         settings.llm.base_url = again.base_url
         report2 = run_generate(settings, store, console=Quiet())
         assert again.chat_requests == []
-    assert report2["accepted_before"] == 6
+    assert report2["accepted_before"] == 4
 
 
 def test_unneeded_hop_is_shrunk_or_rejected(workdir, open_store):
