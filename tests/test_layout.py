@@ -108,3 +108,15 @@ def test_every_public_error_is_a_hopgraph_error() -> None:
                     and not name.startswith("_") and not issubclass(obj, HopgraphError)):
                 strays.append(f"{module.__name__}.{name}")
     assert not strays, "exceptions that are not HopgraphError: " + ", ".join(strays)
+
+
+def test_test_modules_have_unique_names() -> None:
+    # tests/ has no __init__.py files: pytest imports each test module by its basename,
+    # so two files of one name stop the whole run at collection.
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, "test modules sharing a name: " + "; ".join(clashes)
