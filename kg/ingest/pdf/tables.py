@@ -45,10 +45,18 @@ def printed_rows(table, words: list[tuple]) -> list[list[str]]:
     "<br>" so that kg.ingest.tables can unpack rows packed into one cell.
     """
     header = table.header
-    boxes = [header.cells] if header.external else []
+    # pymupdf may take the caption line right above a table for an external header row; its cells
+    # then hold the caption cut at the table's edges ("1: Bays surveyed" without "Table").
+    boxes = [header.cells] if header.external and not _caption_line(header.bbox, words) else []
     boxes += [row.cells for row in table.rows]
     rows = [[_cell_text(box, words) for box in cells] for cells in boxes]
     return [row for row in rows if any(row)]
+
+
+def _caption_line(box, words: list[tuple]) -> bool:
+    """The whole printed line in this band, table edges ignored, opens with a "Table N" label."""
+    band = sorted((w for w in words if box[1] <= (w[1] + w[3]) / 2 <= box[3]), key=lambda w: w[0])
+    return caption_label(" ".join(w[4] for w in band)).startswith("Table")
 
 
 def _cell_text(box, words: list[tuple]) -> str:
