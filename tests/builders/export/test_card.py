@@ -43,7 +43,7 @@ def test_the_header_is_valid_hugging_face_yaml_pointing_at_the_data():
 
 def test_the_headline_counts_are_those_of_the_records():
     text = card(skipped={"rejected": 4, "duplicate": 1})
-    assert "- records: **3** (7 hops) drawing on 3 documents and 1 image" in text
+    assert "- records: **3** (7 hops) drawing on 3 documents and 1 image\n" in text
     assert "statuses exported: accepted 3; not exported: 4 rejected, 1 duplicate" in text
     assert "generator: offline (3)" in text and "`verbalize_chain` 3" in text
 
