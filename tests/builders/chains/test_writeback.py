@@ -15,6 +15,7 @@ from builders.chains.writeback import chain_rows, write_back
 from queries.corpus_view import CorpusView, EvidenceNode, Keypoint
 
 KP_TEXT = "The Analytical Engine was designed by Charles Babbage."
+OTHER_KP = "The Analytical Engine was never completed."
 CELL = {"table_id": "t1", "row_label": "Analytical Engine", "column_label": "Year", "value": "1837", "unit": ""}
 
 
@@ -30,12 +31,14 @@ def corpus(store) -> CorpusView:
     store.write("upsert_entities", [{"id": "ada", "name": "Ada Lovelace", "label": "PERSON", "aliases": []},
                                     {"id": "engine", "name": "Analytical Engine", "label": "PRODUCT",
                                      "aliases": []}])
-    store.write("upsert_keypoints", [{"id": "kp2", "text": KP_TEXT, "modality": "text", "source_id": "c2"}])
+    store.write("upsert_keypoints", [{"id": "kp2", "text": KP_TEXT, "modality": "text", "source_id": "c2"},
+                                     {"id": "kp3", "text": OTHER_KP, "modality": "text", "source_id": "c2"}])
     view = CorpusView(domain="computing history", persona="a museum guide")
     for i, d, t, k, topic in nodes:
         view.nodes[i] = EvidenceNode(id=i, label="Chunk", doc_id=d, text=t, kind=k, topic=topic)
     view.entity_name.update({"ada": "Ada Lovelace", "engine": "Analytical Engine"})
     view.keypoints["c2"].append(Keypoint("kp2", "c2", KP_TEXT, "text", ["engine"]))
+    view.keypoints["c2"].append(Keypoint("kp3", "c2", OTHER_KP, "text", ["engine"]))  # not what the hop says
     return view
 
 

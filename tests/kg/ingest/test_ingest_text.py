@@ -27,10 +27,12 @@ def test_contents_lines_are_dropped_and_counted(tmp_path):
 def test_a_short_known_section_name_becomes_a_heading_and_a_sentence_does_not(tmp_path):
     path = tmp_path / "paper.txt"
     path.write_text("Findings about rivers.\n\nReferences\n\n[1] A. Smith. Rivers.\n\n"
-                    "References are listed in the order they are cited in the text above.\n")
+                    "References are listed in the order they are cited in the text above.\n\n"
+                    "How to cite this report: Smith A, Jones B. Rivers of the north. Water Press, 2020.\n")
     doc = read_text(path)
     assert [(b.kind, b.role) for b in doc.blocks] == [("text", "body"), ("heading", "references"),
-                                                      ("text", "references"), ("text", "references")]
+                                                      ("text", "references"), ("text", "references"),
+                                                      ("text", "references")]  # long: no heading, whatever it says
 
 
 @pytest.mark.parametrize("content, reason", [(b"", "empty file"), (b"  \n\n\t\n", "no text"),
@@ -50,9 +52,13 @@ def test_missing_files_and_folders_say_why(tmp_path):
 
 
 def test_an_asset_is_stored_once_under_its_content_hash(tmp_path):
+    import os
+
     first = save_asset(b"picture bytes", ".PNG", tmp_path / "assets", "d" * 64)
+    os.utime(first[1], (1_000_000, 1_000_000))
     again = save_asset(b"picture bytes", "png", tmp_path / "assets", "d" * 64)
     assert first == again and first[1].name == f"{first[0]}.png" and first[1].parent.name == "d" * 16
+    assert first[1].read_bytes() == b"picture bytes" and first[1].stat().st_mtime == 1_000_000  # not rewritten
     other = save_asset(b"other bytes", "", tmp_path / "assets", "d" * 64)
     assert other[0] != first[0] and other[1].suffix == ".bin"
     assert len(list((tmp_path / "assets").rglob("*.*"))) == 2

@@ -93,3 +93,10 @@ def test_encoding_problems(tmp_path):
         read(tmp_path, "", name="latin.md", raw="# Café\n".encode("latin-1"))
     with pytest.raises(IngestError, match="empty file"):
         read(tmp_path, "", name="empty.md", raw=b"")
+
+
+def test_a_line_without_pipes_right_after_a_table_is_prose_not_a_row(tmp_path):
+    doc = read(tmp_path, "| a | b |\n|---|---|\n| 1 | 2 |\nThe table above lists both.\n")
+    assert [b.kind for b in doc.blocks] == ["table", "text"]
+    assert json.loads(doc.blocks[0].cells)["rows"] == [["1", "2"]]
+    assert doc.blocks[1].text == "The table above lists both."

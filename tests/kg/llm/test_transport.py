@@ -4,6 +4,7 @@ does on a 429, a timeout, a 5xx, a refused format, a malformed reply, a dead end
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
@@ -53,10 +54,12 @@ def failure(t: Transport) -> Exception:
     return info.value
 
 
-def test_a_429_waits_as_asked_then_succeeds_and_lowers_the_concurrency(server):
+def test_a_429_waits_as_asked_then_succeeds_and_lowers_the_concurrency(server, caplog):
     server.script(rate_limited(retry_after=0.2), ok({"keypoints": ["The tower is 330 metres tall."]}, 40, 12))
     t = transport(server)
-    reply = send(t)
+    with caplog.at_level(logging.INFO, logger="hopgraph.llm"):
+        reply = send(t)
+    assert "rate limited, retry 1 in 0.20s" in caplog.text  # the server's Retry-After, not our backoff
     assert reply.requests == 2 and "330 metres" in reply.content
     assert (reply.usage.tokens_in, reply.usage.tokens_out) == (40, 12)
     assert t.limiter.limit == 2  # halved from 4 by the overload
@@ -79,6 +82,7 @@ def test_timeouts_in_a_row_open_the_breaker_and_say_the_endpoint_is_down(server)
     assert error.reason == ENDPOINT_DOWN
     assert server.base_url in str(error) and "timeout after 0.3 s" in str(error)
     assert len(server.chat_requests) == 2  # no third request to a dead endpoint
+    assert t.accounting.of("ingest", "generator").retries == 1  # and no retry counted once it is known dead
 
 
 def test_server_errors_are_retried_until_the_limit_then_fail_with_the_count(server):

@@ -21,9 +21,10 @@ def test_prefetched_documents_arrive_parsed_and_errors_arrive_with_them(tmp_path
     bad.write_bytes(b"")
     with Prefetcher(tmp_path / "assets", enabled=True) as prefetch:
         prefetch.start(good)
+        first = prefetch.futures[good]
         prefetch.start(bad)
         prefetch.start(good)  # asked twice: parsed once
-        assert len(prefetch.futures) == 2
+        assert len(prefetch.futures) == 2 and prefetch.futures[good] is first
         parsed, _ = prefetch.get(good).result(timeout=60)
         with pytest.raises(IngestError, match="empty file"):
             prefetch.get(bad).result(timeout=60)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 from kg.pipeline.timings import StageTimes, TimedStore
@@ -11,20 +12,25 @@ def test_stages_add_up_across_threads_and_list_in_pipeline_order():
     times = StageTimes()
 
     def work():
-        for _ in range(200):
-            times.add("embed", 0.01, 2)
+        for _ in range(20000):
+            times.add("embed", 0.25, 2)
 
     threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often: an unlocked read-add-write would lose updates
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
     times.add("custom step", 1.0)
     times.add("parse", 0.5, 3)
     times.add_items("parse", 2)
     figures = times.to_dict()
     assert list(figures) == ["parse", "embed", "custom step"]  # known stages first, in order; others after
-    assert figures["embed"] == {"seconds": 8.0, "items": 1600}
+    assert figures["embed"] == {"seconds": 20000.0, "items": 160000}
     assert figures["parse"] == {"seconds": 0.5, "items": 5}
 
 

@@ -37,7 +37,7 @@ def test_icons_and_a_logo_on_every_page_are_skipped(tmp_path):
     logo = picture(200, 200, 30)
     for n in range(3):
         page = doc.new_page(width=WIDTH, height=HEIGHT)
-        page.insert_image(pymupdf.Rect(450, 20, 550, 120), pixmap=logo)  # same image, every page
+        page.insert_image(pymupdf.Rect(430, 20, 550, 140), pixmap=logo)  # same image, every page; not small
         paragraph(page, 150, f"Page {n + 1} text. " + LOREM)
     doc[0].insert_image(pymupdf.Rect(72, 400, 112, 440), pixmap=picture(40, 40, 200))  # a small icon
     doc[1].insert_image(pymupdf.Rect(72, 400, 372, 600), pixmap=picture(320, 210, 90))  # a real picture
