@@ -11,7 +11,7 @@ from testing_support import make_settings
 
 VECTORS = {  # chosen so that the neighbours are known: o1 ~ n1 ~ img1, o1 ~ o2 (old pair), n2 alone
     "o1": [1.0, 0.0, 0.0], "o2": [0.9, 0.0, 0.1], "n1": [0.95, 0.3, 0.0], "n2": [0.0, 0.0, 1.0],
-    "img1": [0.9, 0.2, 0.1],
+    "img1": [0.9, 0.2, 0.1], "img0": [0.92, 0.0, 0.05],  # img0: an old image close to the old chunks
 }
 
 
@@ -27,6 +27,7 @@ def corpus(store) -> None:
                                   for i, (c, d) in enumerate([("o1", "old"), ("o2", "old"), ("n1", "new"),
                                                               ("n2", "new")])])
     store.write("upsert_images", [{"id": "img1", "doc_id": "new", "page": 1, "caption": "Figure 1: a bay"},
+                                  {"id": "img0", "doc_id": "old", "page": 1, "caption": "Figure 1: the old bay"},
                                   {"id": "bare", "doc_id": "new", "page": 1}])  # no text: never linked
 
 
@@ -42,8 +43,9 @@ def test_new_documents_are_linked_to_the_corpus_and_old_pairs_are_left_alone(fal
     times = StageTimes()
     made = link_similar(settings, falkor_store, vectors, times)
     found = links(falkor_store)
+    # old pairs (o1-o2, img0-o1, img0-o2) were linked when the old document came in; images never link images
     assert set(found) == {frozenset(p) for p in [("n1", "o1"), ("n1", "o2"), ("img1", "o1"), ("img1", "o2"),
-                                                 ("img1", "n1")]}
+                                                 ("img1", "n1"), ("img0", "n1")]}
     assert made == len(found) and times.to_dict()["knn"]["items"] == made
     assert found[frozenset(("n1", "o1"))] == (round(0.95 / np.linalg.norm([0.95, 0.3]), 3), True)
     assert found[frozenset(("img1", "n1"))][1] is False  # same document
@@ -67,4 +69,4 @@ def test_a_document_still_waiting_for_keypoints_is_linked_when_this_run_wrote_it
     falkor_store.write("upsert_documents", [{"id": "new", "ingested": False}])
     settings = make_settings(tmp_path / ".hopgraph", similarity={"k": 3, "min_score": 0.5})
     assert link_similar(settings, falkor_store, vectors) == 0  # not ingested, not written by this run
-    assert link_similar(settings, falkor_store, vectors, written=frozenset({"new"})) == 5
+    assert link_similar(settings, falkor_store, vectors, written=frozenset({"new"})) == 6
