@@ -45,16 +45,20 @@ def printed_rows(table, words: list[tuple]) -> list[list[str]]:
     "<br>" so that kg.ingest.tables can unpack rows packed into one cell.
     """
     header = table.header
-    # pymupdf may take the caption line right above a table for an external header row; its cells
-    # then hold the caption cut at the table's edges ("1: Bays surveyed" without "Table").
-    boxes = [header.cells] if header.external and not _caption_line(header.bbox, words) else []
+    boxes = [header.cells] if header.external else []
     boxes += [row.cells for row in table.rows]
     rows = [[_cell_text(box, words) for box in cells] for cells in boxes]
+    if header.external and _cut_caption(rows[0], header.bbox, words):
+        rows = rows[1:]
     return [row for row in rows if any(row)]
 
 
-def _caption_line(box, words: list[tuple]) -> bool:
-    """The whole printed line in this band, table edges ignored, opens with a "Table N" label."""
+def _cut_caption(cells: list[str], box, words: list[tuple]) -> bool:
+    """pymupdf took the caption line above the table for an external header row and cut it at the
+    table's edges ("1: Bays surveyed ..." without "Table"). A caption whole in the cells is left to
+    _caption_row; here the whole printed line, table edges ignored, opens with a "Table N" label."""
+    if caption_label(" ".join(c for c in cells if c)):
+        return False
     band = sorted((w for w in words if box[1] <= (w[1] + w[3]) / 2 <= box[3]), key=lambda w: w[0])
     return caption_label(" ".join(w[4] for w in band)).startswith("Table")
 
