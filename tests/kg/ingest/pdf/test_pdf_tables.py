@@ -72,3 +72,15 @@ def test_a_table_without_caption_is_still_a_table(tmp_path):
     doc = read_pdf(document(tmp_path / "t.pdf", caption=""), tmp_path / "assets", workers=1)
     [table] = [b for b in doc.blocks if b.kind == "table"]
     assert table.label == "" and "| South Bay | 2,310 | 21 |" in table.text
+
+
+def test_a_caption_line_over_the_table_columns_is_the_caption_once(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 80, LOREM * 2)
+    line(page, 193, "Table 1: Bays surveyed in 2023.", x=104)  # set over the table's own columns
+    ruled_table(page, 200)
+    parsed = read_pdf(save(doc, tmp_path / "t.pdf"), tmp_path / "assets", workers=1)
+    labelled = [b for b in parsed.blocks if b.label == "Table 1"]
+    assert [b.kind for b in labelled] == ["table"]  # not also a caption block of its own
+    assert labelled[0].text.startswith("Table 1: Bays surveyed in 2023.\n\n| Bay | Area (km2) | Depth (m) |")
