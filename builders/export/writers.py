@@ -111,7 +111,8 @@ def write_hf(records: list[dict[str, Any]], target: Path) -> Path:
     try:
         ds = datasets.Dataset.from_list(records) if records else datasets.Dataset.from_dict(
             {name: [] for name in DatasetRecord.model_fields})
-        ds.save_to_disk(str(staging / "data"))
+        # One shard even when empty: datasets saves 0 rows as no shard, which load_from_disk cannot read.
+        ds.save_to_disk(str(staging / "data"), num_shards=None if records else 1)
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
             os.replace(target, old / "data")

@@ -44,11 +44,20 @@ def _caption_column(caption: RawBlock, page: RawPage) -> tuple[float, float]:
         left = box.x0 if i > 0 else page.rect.x0
         right = row[i + 1].x0 if i + 1 < len(row) else page.rect.x1
         return left, right
+    if _single_column(page):
+        return page.rect.x0, page.rect.x1  # a short caption set flush left speaks for the full width
     if box.x1 <= mid + 10:
         return page.rect.x0, mid
     if box.x0 >= mid - 10:
         return mid, page.rect.x1
     return page.rect.x0, page.rect.x1
+
+
+def _single_column(page: RawPage) -> bool:
+    """Every paragraph of the page runs across the middle: no columns."""
+    mid = (page.rect.x0 + page.rect.x1) / 2
+    prose = [b.bbox for b in page.blocks if b.kind == "text" and len(b.text) >= 80]
+    return bool(prose) and all(r.x0 < mid - 10 and r.x1 > mid + 10 for r in prose)
 
 
 def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, list[Graphic]]:

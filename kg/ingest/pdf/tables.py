@@ -48,7 +48,18 @@ def printed_rows(table, words: list[tuple]) -> list[list[str]]:
     boxes = [header.cells] if header.external else []
     boxes += [row.cells for row in table.rows]
     rows = [[_cell_text(box, words) for box in cells] for cells in boxes]
+    if header.external and _caption_line(header.bbox, words):
+        rows = rows[1:]
     return [row for row in rows if any(row)]
+
+
+def _caption_line(box, words: list[tuple]) -> bool:
+    """pymupdf may take the caption line above a table for an external header row (cut at the table's
+    edges: "1: Bays surveyed ..." without "Table"). The page's caption block stays beside the table and
+    attach_table_captions gives it to the table, once; here the whole printed line, table edges
+    ignored, opens with a "Table N" label."""
+    band = sorted((w for w in words if box[1] <= (w[1] + w[3]) / 2 <= box[3]), key=lambda w: w[0])
+    return caption_label(" ".join(w[4] for w in band)).startswith("Table")
 
 
 def _cell_text(box, words: list[tuple]) -> str:

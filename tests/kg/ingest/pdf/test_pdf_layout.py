@@ -1,0 +1,68 @@
+"""Pass 1 of the PDF reader on one page: lines without footnote markers, captions as blocks of their own,
+hyphenation undone, images and drawings collected."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from kg.ingest.pdf import parse_pages
+from pdf_maker import save
+
+
+def raised(page: pymupdf.Page, y: float, before: str, mark: str, after: str = "") -> None:
+    """`before`, then `mark` set small and raised (a footnote marker or an exponent), then `after`."""
+    page.insert_text((72, y), before, fontsize=10)
+    x = 72 + pymupdf.get_text_length(before, fontsize=10)
+    page.insert_text((x, y - 4), mark, fontsize=6)
+    if after:
+        page.insert_text((x + pymupdf.get_text_length(mark, fontsize=6), y), after, fontsize=10)
+
+
+def page_of(tmp_path, draw) -> object:
+    doc = pymupdf.open()
+    draw(doc.new_page())
+    [page] = parse_pages(save(doc, tmp_path / "p.pdf"), [0])
+    return page
+
+
+def test_footnote_markers_go_and_exponents_stay(tmp_path):
+    def draw(page):
+        raised(page, 100, "Rivers carry sediment", "1", " to the sea.")
+        raised(page, 130, "The bay covers 18 km", "2")
+        raised(page, 160, "Counts reached 10", "6", " per litre.")
+        raised(page, 190, "See the survey,", "*", " as before.")
+
+    texts = [b.text for b in page_of(tmp_path, draw).blocks]
+    assert texts == ["Rivers carry sediment to the sea.", "The bay covers 18 km2", "Counts reached 106 per litre.",
+                     "See the survey, as before."]
+
+
+def test_captions_start_blocks_of_their_own_and_hyphenation_is_undone(tmp_path):
+    def draw(page):
+        page.insert_text((72, 100), "Figure 1: Left picture.", fontsize=9)
+        page.insert_text((320, 100), "Figure 2: Right picture.", fontsize=9)
+        page.insert_text((72, 150), "The seg-", fontsize=10)
+        page.insert_text((72, 162), "mentation of the banks and the well-", fontsize=10)
+        page.insert_text((72, 174), "Known channel.", fontsize=10)
+
+    blocks = page_of(tmp_path, draw).blocks
+    assert [(b.kind, b.label) for b in blocks[:2]] == [("caption", "Figure 1"), ("caption", "Figure 2")]
+    assert blocks[2].text == "The segmentation of the banks and the well- Known channel."  # a capital: no join
+
+
+def test_images_keep_their_pixel_size_and_drawings_cluster_into_figures(tmp_path):
+    def draw(page):
+        pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 240, 160), False)
+        pix.clear_with(70)
+        page.insert_image(pymupdf.Rect(72, 72, 312, 232), pixmap=pix)
+        for i in range(3):  # three touching boxes: one figure
+            page.draw_rect(pymupdf.Rect(72 + 60 * i, 300, 134 + 60 * i, 360))
+        page.draw_rect(pymupdf.Rect(400, 500, 403, 503))  # a speck
+        page.insert_text((72, 400), "Text below the drawing.", fontsize=10)
+
+    page = page_of(tmp_path, draw)
+    [image] = page.images
+    assert (image.width, image.height) == (240, 160) and round(image.bbox.x1) == 312
+    [figure] = page.drawings
+    assert (round(figure.bbox.x0), round(figure.bbox.x1)) == (72, 254)
+    assert page.table_cue == ""  # boxes without rules of one width or number columns: no table detection

@@ -1,0 +1,86 @@
+"""Tables on a PDF page: which pages get table detection (table_cues) and what a found table becomes
+(tables): one table block with its caption and cells, its text not repeated as prose."""
+
+from __future__ import annotations
+
+import json
+
+import pymupdf
+
+from kg.ingest.pdf import parse_pages, read_pdf
+from pdf_maker import HEIGHT, LOREM, WIDTH, line, paragraph, save
+
+ROWS = [("Bay", "Area (km2)", "Depth (m)"), ("North Bay", "1,200", "14"), ("East Bay", "860", "9"),
+        ("South Bay", "2,310", "21")]
+
+
+def ruled_table(page: pymupdf.Page, top: float, rows=ROWS, left: float = 100, widths=(160, 110, 110)) -> None:
+    height = 22
+    right = left + sum(widths)
+    for r in range(len(rows) + 1):
+        page.draw_line((left, top + r * height), (right, top + r * height))
+    x = left
+    for w in (0, *widths):
+        x += w
+        page.draw_line((x - w if w == 0 else x, top), (x - w if w == 0 else x, top + len(rows) * height))
+    for r, row in enumerate(rows):
+        x = left
+        for cell, w in zip(row, widths):
+            line(page, top + r * height + 15, cell, 10, x=x + 4)
+            x += w
+
+
+def document(path, caption: str = "Table 1: Bays surveyed in 2023.", rules: bool = True) -> str:
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 80, LOREM * 2)
+    if caption:
+        line(page, 190, caption)
+    if rules:
+        ruled_table(page, 200)
+    else:  # the same figures set in plain columns
+        for r, row in enumerate(ROWS):
+            for c, cell in enumerate(row):
+                line(page, 215 + 22 * r, cell, 10, x=104 + 160 * min(c, 1) + 110 * max(c - 1, 0))
+    paragraph(page, 320, "After the table. " + LOREM)
+    prose = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(prose, 80, LOREM * 4)
+    return save(doc, path)
+
+
+def test_pages_get_table_detection_only_for_a_cue(tmp_path):
+    cues = [p.table_cue for p in parse_pages(document(tmp_path / "a.pdf"), [0, 1])]
+    assert cues == ["caption", ""]  # the prose page pays nothing for detection
+    assert parse_pages(document(tmp_path / "b.pdf", caption=""), [0])[0].table_cue == "ruled"
+    assert parse_pages(document(tmp_path / "c.pdf", caption="", rules=False), [0])[0].table_cue == "columns"
+
+
+def test_a_ruled_table_becomes_one_table_block_with_its_caption_and_cells(tmp_path):
+    doc = read_pdf(document(tmp_path / "t.pdf"), tmp_path / "assets", workers=1)
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    assert doc.tables == 1 and table.label == "Table 1"
+    assert table.text.startswith("Table 1: Bays surveyed in 2023.\n\n| Bay | Area (km2) | Depth (m) |")
+    grid = json.loads(table.cells)
+    assert grid["header"] == list(ROWS[0]) and grid["rows"] == [list(r) for r in ROWS[1:]]
+    # the caption and the cells are not repeated as prose blocks
+    prose = " ".join(b.text for b in doc.blocks if b.kind != "table")
+    assert "North Bay" not in prose and "Bays surveyed" not in prose
+    assert [b.text.split(".")[0] for b in doc.blocks if b.kind == "text"][1] == "After the table"
+
+
+def test_a_table_without_caption_is_still_a_table(tmp_path):
+    doc = read_pdf(document(tmp_path / "t.pdf", caption=""), tmp_path / "assets", workers=1)
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    assert table.label == "" and "| South Bay | 2,310 | 21 |" in table.text
+
+
+def test_a_caption_line_over_the_table_columns_is_the_caption_once(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 80, LOREM * 2)
+    line(page, 193, "Table 1: Bays surveyed in 2023.", x=104)  # set over the table's own columns
+    ruled_table(page, 200)
+    parsed = read_pdf(save(doc, tmp_path / "t.pdf"), tmp_path / "assets", workers=1)
+    labelled = [b for b in parsed.blocks if b.label == "Table 1"]
+    assert [b.kind for b in labelled] == ["table"]  # not also a caption block of its own
+    assert labelled[0].text.startswith("Table 1: Bays surveyed in 2023.\n\n| Bay | Area (km2) | Depth (m) |")
