@@ -20,10 +20,11 @@ from kg.config import Settings
 from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import estimate_ingest
-from kg.pipeline.files import DocReport, collect_files, failure_report
+from kg.pipeline.files import DocReport, collect_files
 from kg.pipeline.lifecycle import CorpusChanges, apply_changes, drop_orphans, plan_documents, print_changes
 from kg.pipeline.entity_process import EntityProcess
-from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
+from kg.pipeline.groups import (StartedGroup, finish_group, ingest_one, plan_groups, plan_order, start_group,
+                                submit_entities)
 from kg.pipeline.prefetch import Prefetcher
 from kg.pipeline.progress import Progress
 from kg.pipeline.report import print_report
@@ -160,7 +161,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console, progress: Pr
                 submit_entities(started, entities)
                 in_flight = started
             else:
-                plan.reports.extend(bar.done([_ingest_one(ingestor, group[0][0], group[0][1], parses[0])]))
+                plan.reports.extend(bar.done([ingest_one(ingestor, group[0][0], group[0][1], parses[0])]))
                 if _stopped(ingestor, console):
                     break
         if in_flight is not None:
@@ -189,22 +190,6 @@ def _parse_options(ingestor: Ingestor, todo: list) -> dict[str, int]:
     if len(todo) > 1 and options["parse_workers"] == 0:
         options["parse_workers"] = 1
     return options
-
-
-HUGE_BYTES = 4_000_000  # a file this large takes minutes: the others are not kept waiting for it
-
-
-def plan_order(todo: list[tuple[Path, str, int]]) -> list[tuple[Path, str, int]]:
-    """Largest file first: the first is parsed while the models load, and the
-    run ends on small files, whose keypoint calls (the tail no compute
-    overlaps) are few. Huge files (HUGE_BYTES) go last, smallest first, so
-    a run stopped early (a time limit, Ctrl-C) has written the small files
-    rather than part of one huge file. Ties by path, so every executor
-    writes in one order."""
-    huge = [item for item in todo if item[2] > HUGE_BYTES]
-    rest = [item for item in todo if item[2] <= HUGE_BYTES]
-    return (sorted(rest, key=lambda item: (-item[2], str(item[0])))
-            + sorted(huge, key=lambda item: (item[2], str(item[0]))))
 
 
 class _Bar:
@@ -254,13 +239,6 @@ def _entity_process(ingestor: Ingestor, todo: list, cores: int) -> Iterator[Enti
         entities.close(exc)
         raise
     entities.close()
-
-
-def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prepared=None) -> DocReport:
-    try:
-        return ingestor.ingest_document(path, doc_id, pending_parse, prepared)
-    except Exception as exc:  # a bad file or a library failure on one file must not stop the run
-        return failure_report(ingestor.settings, path, exc)
 
 
 def link_written(ingestor: Ingestor, plan: IngestPlan) -> tuple[int, CorpusTopics | None]:
