@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from hopgraph.cli.common import app, err, fail, llm_notice, out, state
-from kg.config import CHAIN_TYPES, EXPORT_FORMATS, Settings
+from kg.config import CHAIN_TYPES, EXPORT_FORMATS, Settings, override
 
 # Options shared by several verbs, defined once so their help stays the same.
 MAX_CALLS = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls (whole run).")
@@ -53,14 +53,7 @@ def ingest(
     from kg.pipeline import run_ingest
 
     s = state.settings()
-    if glob:
-        s.ingest.glob = glob
-    if executor:
-        if executor not in ("local", "ray"):
-            fail(f'--executor must be "local" or "ray", not {executor!r}')
-        s.ingest.executor = executor
-    if ray_address:
-        s.ingest.ray_address = ray_address
+    override(s, "ingest", glob=glob or None, executor=executor or None, ray_address=ray_address or None)
     llm_notice(s)
     if not dry_run:
         state.writer(wait)
@@ -108,35 +101,20 @@ def generate(
     raise typer.Exit(1 if report.get("llm_unavailable") else 0)
 
 
-def _apply_generate_options(s: Settings, n, types, min_hops, max_hops, seed) -> None:
-    if n is not None:
-        if n < 1:
-            fail("--n must be at least 1")
-        s.generate.n = n
-    if types:
-        wanted = [t.strip() for t in types.split(",") if t.strip()]
-        unknown = [t for t in wanted if t not in CHAIN_TYPES]
-        if unknown:
-            fail(f"unknown chain type {unknown[0]!r}; choose from {', '.join(CHAIN_TYPES)}")
-        s.generate.types = wanted
-    if min_hops is not None:
-        s.generate.min_hops = min_hops
-    if max_hops is not None:
-        s.generate.max_hops = max_hops
-    if s.generate.min_hops < 2 or s.generate.max_hops < s.generate.min_hops:
-        fail(f"hops must satisfy 2 <= min_hops <= max_hops (got {s.generate.min_hops}..{s.generate.max_hops})")
-    if seed is not None:
-        s.generate.seed = seed
+def _apply_generate_options(s: Settings, n: int | None, types: str | None, min_hops: int | None,
+                            max_hops: int | None, seed: int | None) -> None:
+    """The generate options on the settings, checked by the settings' own rules (kg.config)."""
+    override(s, "generate", n=n, types=_csv(types), min_hops=min_hops, max_hops=max_hops, seed=seed)
 
 
 def _apply_formats(s: Settings, formats: str | None) -> None:
-    if not formats:
-        return
-    wanted = [f.strip() for f in formats.split(",") if f.strip()]
-    bad = [f for f in wanted if f not in EXPORT_FORMATS]
-    if bad:
-        fail(f"unknown format {bad[0]!r}; choose from {', '.join(EXPORT_FORMATS)}")
-    s.export.formats = wanted  # type: ignore[assignment]
+    override(s, "export", formats=_csv(formats))
+
+
+def _csv(text: str | None) -> list[str] | None:
+    """A comma-separated option as a list; None when it is not given or empty."""
+    items = [part.strip() for part in (text or "").split(",") if part.strip()]
+    return items or None
 
 
 @app.command()
