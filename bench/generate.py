@@ -19,6 +19,7 @@ Targets (2 s latency, six PDFs, N=50 chains of >= 3 hops): wall <= 114 s,
 """
 
 from __future__ import annotations
+from kg.context import RunContext
 
 import argparse
 import json
@@ -141,9 +142,9 @@ def main() -> int:
         store.ensure_schema()
         client = LLMClient.from_settings(s)
         timed = TimedClient(client)
-        summary = run_ingest(s, store, docs, client=client, console=Quiet())
+        summary = run_ingest(RunContext(s, store, client=client, console=Quiet()), docs)
         t1 = time.perf_counter()
-        report = run_generate(s, store, client=client, console=Quiet())
+        report = run_generate(RunContext(s, store, client=client, console=Quiet()))
         t2 = time.perf_counter()
         served = server.stats()
 
@@ -163,11 +164,11 @@ def main() -> int:
             "latency_s": args.latency, "concurrency": args.concurrency, "docs": len(docs),
             "n_wanted": args.n, "min_hops": args.min_hops,
             "wall_s": round(wall, 1), "ingest_s": round(t1 - t0, 1), "generate_s": round(t2 - t1, 1),
-            "ingest": {k: summary.get(k) for k in ("ingested", "failed", "similar_to", "topics")},
+            "ingest": {k: getattr(summary, k) for k in ("ingested", "failed", "similar_to", "topics")},
             "accepted": n_ok, "rejected": len(chains) - n_ok,
             "accepted_by_type": dict(Counter(c["graph_type"] for c in ok)),
             "accepted_hops": dict(sorted(Counter(c["hops"] for c in ok).items())),
-            "rejected_by_reason": report.get("rejected_by_reason", {}),
+            "rejected_by_reason": report.to_dict()["rejected_by_reason"],
             "llm_calls_by_stage": stages,
             "llm_calls_total": total_calls,
             "server_requests": served["requests"], "server_requests_by_task": served["by_task"],

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.enrich.entities import normalize_entity  # noqa: E402
+from kg.context import RunContext
 
 SHARED = ROOT.parent / "shared" / "corpus"
 WIKI = SHARED / "text" / "wiki_hotpotqa_train100"
@@ -79,8 +80,8 @@ def ingest(data_dir: Path, files: list[Path]):
     store = FalkorStore(data_dir)
     store.ensure_schema()
     started = time.perf_counter()
-    summary = run_ingest(settings, store, files, console=Quiet())
-    print(f"ingest: {summary.get('ingested', 0)} new, {summary.get('unchanged', 0)} unchanged "
+    summary = run_ingest(RunContext.open(settings, store, console=Quiet()), files)
+    print(f"ingest: {summary.ingested} new, {summary.unchanged} unchanged "
           f"({time.perf_counter() - started:.0f} s)")
     return settings, store
 

@@ -18,6 +18,7 @@ seconds per file at all files within 1.3x of that at 100.
 """
 
 from __future__ import annotations
+from kg.context import RunContext
 
 import argparse
 import io
@@ -58,14 +59,14 @@ def ingest_size(files: list[Path], base_url: str | None, executor: str) -> dict:
         store.ensure_schema()
         try:
             t0 = time.perf_counter()
-            summary = run_ingest(s, store, files, console=Console(file=io.StringIO()))
+            summary = run_ingest(RunContext.open(s, store, console=Console(file=io.StringIO())), files)
             wall = time.perf_counter() - t0
         finally:
             store.close()
             store.server.stop()
         stages = latest_manifests(data_dir, command="ingest")[0]["stages"]
     loads = stages.get("model load", {}).get("seconds", 0.0)
-    return {"files": len(files), "wall_s": wall, "without_loads_s": wall - loads, "summary": summary,
+    return {"files": len(files), "wall_s": wall, "without_loads_s": wall - loads, "summary": summary.to_dict(),
             "stages": stages}
 
 

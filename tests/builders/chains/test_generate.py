@@ -8,6 +8,7 @@ the same graph, in file order.
 """
 
 from __future__ import annotations
+from kg.context import RunContext
 
 import json
 import re
@@ -51,8 +52,8 @@ def corpus(tmp_path_factory):
     settings = make_settings(data_dir)
     store = FalkorStore(data_dir)
     store.ensure_schema()
-    summary = run_ingest(settings, store, [PDF_DIR / p for p in PDFS], console=Quiet())
-    assert summary["ingested"] == len(PDFS), summary
+    summary = run_ingest(RunContext.open(settings, store, console=Quiet()), [PDF_DIR / p for p in PDFS])
+    assert summary.ingested == len(PDFS), summary
     yield settings, store
     store.close()
     store.server.stop()
@@ -63,7 +64,7 @@ def generated(corpus):
     from builders.chains.generate import run_generate
 
     settings, store = corpus
-    report = run_generate(settings, store, console=Quiet())
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
     return report
 
 
@@ -216,14 +217,14 @@ def test_rerun_adds_nothing_and_raising_n_tops_up(corpus, generated):
     settings, store = corpus
     before = Counter(c["status"] for c in chains(store))
     ids_before = {c["id"] for c in chains(store)}
-    report = run_generate(settings, store, console=Quiet())
-    assert report["accepted_by_type"] == {} and report["accepted_before"] == N
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
+    assert report.accepted == {} and report.already == N
     assert Counter(c["status"] for c in chains(store)) == before
 
     settings.generate.n = N + 6
-    report = run_generate(settings, store, console=Quiet())
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
     after = chains(store)
-    assert sum(report["accepted_by_type"].values()) == 6
+    assert sum(report.accepted.values()) == 6
     assert sum(c["status"] == "accepted" for c in after) == N + 6
     assert ids_before <= {c["id"] for c in after}
     assert len({c["id"] for c in after}) == len(after), "chain ids are unique"

@@ -2,6 +2,7 @@
 and the same dataset (same seed) as the default executor."""
 
 from __future__ import annotations
+from kg.context import RunContext
 
 import json
 import shutil
@@ -54,8 +55,8 @@ def build(data_dir: Path, inputs: Path, executor: str) -> dict:
     store = FalkorStore(data_dir, graph="test")
     store.ensure_schema()
     try:
-        summary = run_ingest(settings, store, [inputs], console=Quiet())
-        run_generate(settings, store, console=Quiet())
+        summary = run_ingest(RunContext.open(settings, store, console=Quiet()), [inputs])
+        run_generate(RunContext.open(settings, store, console=Quiet()))
         chains = sorted(json.dumps(r["chain"], sort_keys=True, default=str) for r in store.run("chains_for_export"))
         images = [r["path"] for r in store.run_text("MATCH (i:Image) RETURN i.path AS path", {})]
         return {"summary": summary, "counts": store.counts(), "chains": chains, "images": images}
