@@ -29,10 +29,8 @@ from builders.export.names import CARD_NAME, HF_DIR, JSONL_NAME, PARQUET_NAME, P
 from builders.export.plots import write_plots
 from builders.export.records import record_json_schema
 from builders.export.summary import graph_stats, summarize
-from builders.export.writers import (
-    atomic_write_bytes, atomic_write_text, dumps_pretty, jsonl_bytes, read_parquet_records, write_hf,
-    write_parquet,
-)
+from builders.export.writers import dumps_pretty, jsonl_bytes, read_parquet_records, write_hf, write_parquet
+from kg.atomic_write import atomic_write_bytes, atomic_write_text
 from kg.context import RunContext
 
 __all__ = ["run_export", "ExportResult", "build_records", "read_parquet_records", "summarize", "dataset_card"]

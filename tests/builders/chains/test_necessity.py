@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from builders.chains.necessity import judge, token_f1
+from builders.chains.necessity import judge
+from kg.text import token_f1
 from kg.context import RunContext
 from tests.builders.chains.synthetic import build_synthetic_corpus
 from testing_support import make_settings
