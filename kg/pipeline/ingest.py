@@ -111,7 +111,7 @@ def plan_ingest(settings: Settings, paths: list[Path], known: list[dict], dry_ru
     return plan
 
 
-def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console, progress: Progress | None = None) -> None:
+def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console: Console, progress: Progress | None = None) -> None:
     """Each new document, largest first (plan_order), in groups (kg.pipeline.groups): small
     files prepared and written together, a large one alone. Two groups are in
     flight: while one's entities are found in the entity process, the next is
@@ -211,7 +211,7 @@ class _Bar:
         return reports
 
 
-def _stopped(ingestor: Ingestor, console) -> bool:
+def _stopped(ingestor: Ingestor, console: Console) -> bool:
     reason = ingestor.stop_reason()
     if reason:
         console.print(f"ingest: {reason}", highlight=False)
