@@ -19,7 +19,6 @@ Targets (2 s latency, six PDFs, N=50 chains of >= 3 hops): wall <= 114 s,
 """
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import argparse
 import json
@@ -118,6 +117,7 @@ def main() -> int:
     from builders.chains.generate import run_generate
     from kg.config import Settings
     from kg.llm.client import LLMClient
+    from kg.context import RunContext
     from kg.pipeline import run_ingest
     from kg.store.falkor import FalkorStore
 

@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kg.context import RunContext  # noqa: E402
 from kg.enrich.entities import normalize_entity  # noqa: E402
-from kg.context import RunContext
 
 SHARED = ROOT.parent / "shared" / "corpus"
 WIKI = SHARED / "text" / "wiki_hotpotqa_train100"

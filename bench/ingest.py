@@ -28,7 +28,6 @@ process; its CPU is not in these figures.
 """
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import argparse
 import functools
@@ -145,6 +144,7 @@ def run_bench(corpus: Path) -> None:
 
     import kg.config
     from kg.config import Settings, StoreConfig
+    from kg.context import RunContext
     from kg.pipeline import run_ingest
     from kg.store import open_store
 

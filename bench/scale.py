@@ -18,7 +18,6 @@ seconds per file at all files within 1.3x of that at 100.
 """
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import argparse
 import io
@@ -40,6 +39,7 @@ def ingest_size(files: list[Path], base_url: str | None, executor: str) -> dict:
 
     import kg.config
     from kg.config import Settings
+    from kg.context import RunContext
     from kg.pipeline import run_ingest
     from kg.runs import latest_manifests
     from kg.store.falkor import FalkorStore

@@ -3,7 +3,6 @@ statements, walkers, the offline verbalizer, offline verification, shrinking
 and `generate` end to end in the real embedded FalkorDB store."""
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import random
 import re
@@ -12,6 +11,7 @@ import pytest
 
 from tests.builders.chains.synthetic import FURNITURE, build_synthetic_corpus
 from testing_support import make_settings
+from kg.context import RunContext
 
 
 class Quiet:

@@ -8,7 +8,6 @@ the same graph, in file order.
 """
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import json
 import re
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from testing_support import PDF_DIR, needs_corpus
+from kg.context import RunContext
 
 pytestmark = [needs_corpus, pytest.mark.timeout(900)]
 

@@ -7,7 +7,6 @@ see each other's chains.
 """
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import json
 import os
@@ -24,6 +23,7 @@ import pytest
 from testing_support import CORPUS, PDF_DIR, ROOT, needs_corpus
 from tests.fake_llm import FakeLLM, body_key, task_of
 from tests.llm_server import ScriptedLLMServer
+from kg.context import RunContext
 
 pytestmark = [needs_corpus, pytest.mark.timeout(900)]
 

@@ -8,7 +8,6 @@ Everything runs against the real embedded FalkorDB store.
 """
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import json
 import random
@@ -18,6 +17,7 @@ import pytest
 
 from tests.builders.chains.synthetic import TABLES, build_synthetic_corpus
 from testing_support import make_settings
+from kg.context import RunContext
 
 MARKDOWN = re.compile(r"\||\*\*|<br|__")
 

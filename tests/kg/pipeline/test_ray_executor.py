@@ -2,7 +2,6 @@
 and the same dataset (same seed) as the default executor."""
 
 from __future__ import annotations
-from kg.context import RunContext
 
 import json
 import shutil
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from testing_support import CORPUS, ROOT, make_settings, needs_corpus
+from kg.context import RunContext
 
 pytestmark = needs_corpus
 ray = pytest.importorskip("ray")
@@ -73,12 +73,12 @@ def both(tmp_path_factory, inputs, local_ray):
 
 def test_ray_gives_the_same_graph(both):
     local, on_ray = both["local"], both["ray"]
-    assert local["summary"]["ingested"] == 31 and local["summary"]["failed"] == 1
-    assert on_ray["summary"]["ingested"] == 31 and on_ray["summary"]["failed"] == 1
+    assert local["summary"].ingested == 31 and local["summary"].failed == 1
+    assert on_ray["summary"].ingested == 31 and on_ray["summary"].failed == 1
     assert on_ray["counts"] == local["counts"]
-    assert on_ray["summary"]["similar_to"] == local["summary"]["similar_to"] > 0
+    assert on_ray["summary"].similar_to == local["summary"].similar_to > 0
     # the text was embedded on the workers: this process embedded only image descriptions
-    assert on_ray["summary"]["embeddings_computed"] < local["summary"]["embeddings_computed"] / 4
+    assert on_ray["summary"].embeddings_computed < local["summary"].embeddings_computed / 4
 
 
 def test_ray_gives_the_same_dataset_with_the_same_seed(both):
