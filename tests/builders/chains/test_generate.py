@@ -115,7 +115,7 @@ def test_generate_accepts_text_and_image_chains(corpus, generated):
     by_type = Counter(c["graph_type"] for c in got)
     assert by_type["text_chain"] >= 1, by_type
     assert any(by_type[t] for t in IMAGE_TYPES), by_type
-    assert sum(generated["accepted_by_type"].values()) == N
+    assert sum(generated.accepted.values()) == N
     for c in got:
         assert c["generator"] == "offline"
         assert json.loads(c["prompt_versions"]) == {"verbalize": "offline-2"}
