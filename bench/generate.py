@@ -117,6 +117,7 @@ def main() -> int:
     from builders.chains.generate import run_generate
     from kg.config import Settings
     from kg.llm.client import LLMClient
+    from kg.context import RunContext
     from kg.pipeline import run_ingest
     from kg.store.falkor import FalkorStore
 
@@ -141,9 +142,9 @@ def main() -> int:
         store.ensure_schema()
         client = LLMClient.from_settings(s)
         timed = TimedClient(client)
-        summary = run_ingest(s, store, docs, client=client, console=Quiet())
+        summary = run_ingest(RunContext(s, store, client=client, console=Quiet()), docs)
         t1 = time.perf_counter()
-        report = run_generate(s, store, client=client, console=Quiet())
+        report = run_generate(RunContext(s, store, client=client, console=Quiet()))
         t2 = time.perf_counter()
         served = server.stats()
 
@@ -163,11 +164,11 @@ def main() -> int:
             "latency_s": args.latency, "concurrency": args.concurrency, "docs": len(docs),
             "n_wanted": args.n, "min_hops": args.min_hops,
             "wall_s": round(wall, 1), "ingest_s": round(t1 - t0, 1), "generate_s": round(t2 - t1, 1),
-            "ingest": {k: summary.get(k) for k in ("ingested", "failed", "similar_to", "topics")},
+            "ingest": {k: getattr(summary, k) for k in ("ingested", "failed", "similar_to", "topics")},
             "accepted": n_ok, "rejected": len(chains) - n_ok,
             "accepted_by_type": dict(Counter(c["graph_type"] for c in ok)),
             "accepted_hops": dict(sorted(Counter(c["hops"] for c in ok).items())),
-            "rejected_by_reason": report.get("rejected_by_reason", {}),
+            "rejected_by_reason": report.to_dict()["rejected_by_reason"],
             "llm_calls_by_stage": stages,
             "llm_calls_total": total_calls,
             "server_requests": served["requests"], "server_requests_by_task": served["by_task"],

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kg.context import RunContext  # noqa: E402
 from kg.enrich.entities import normalize_entity  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -79,8 +80,8 @@ def ingest(data_dir: Path, files: list[Path]):
     store = FalkorStore(data_dir)
     store.ensure_schema()
     started = time.perf_counter()
-    summary = run_ingest(settings, store, files, console=Quiet())
-    print(f"ingest: {summary.get('ingested', 0)} new, {summary.get('unchanged', 0)} unchanged "
+    summary = run_ingest(RunContext.open(settings, store, console=Quiet()), files)
+    print(f"ingest: {summary.ingested} new, {summary.unchanged} unchanged "
           f"({time.perf_counter() - started:.0f} s)")
     return settings, store
 

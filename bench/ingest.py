@@ -144,6 +144,7 @@ def run_bench(corpus: Path) -> None:
 
     import kg.config
     from kg.config import Settings, StoreConfig
+    from kg.context import RunContext
     from kg.pipeline import run_ingest
     from kg.store import open_store
 
@@ -161,7 +162,7 @@ def run_bench(corpus: Path) -> None:
         reports = instrument(timer, store)
         console = Console(file=io.StringIO())  # the per-document report is not the benchmark's output
         t0, c0 = time.perf_counter(), time.process_time()
-        summary = run_ingest(settings, store, [corpus], console=console)
+        summary = run_ingest(RunContext.open(settings, store, console=console), [corpus])
         total_wall, total_cpu = time.perf_counter() - t0, time.process_time() - c0
         store.close()
         server = getattr(store, "server", None)
@@ -178,9 +179,9 @@ def run_bench(corpus: Path) -> None:
     loads = timer.wall["model load"]
     rest = total_wall - embed - loads
 
-    print(f"corpus {corpus}: {summary['ingested']}/{summary['files']} files ingested, {summary['failed']} failed; "
-          f"{pages} pages, {chunks} chunks, {images} images, {summary['similar_to']} SIMILAR_TO, "
-          f"{summary.get('topics', 0)} topics, {summary['embeddings_computed']} texts embedded")
+    print(f"corpus {corpus}: {summary.ingested}/{summary.files} files ingested, {summary.failed} failed; "
+          f"{pages} pages, {chunks} chunks, {images} images, {summary.similar_to} SIMILAR_TO, "
+          f"{summary.topics or 0} topics, {summary.embeddings_computed} texts embedded")
     print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores; "
           f"store startup {startup:.2f} s (not in the totals)")
     print(f"{'stage':<18}{'wall s':>9}{'cpu s':>9}{'share':>8}{'calls':>7}")

@@ -39,6 +39,7 @@ def ingest_size(files: list[Path], base_url: str | None, executor: str) -> dict:
 
     import kg.config
     from kg.config import Settings
+    from kg.context import RunContext
     from kg.pipeline import run_ingest
     from kg.runs import latest_manifests
     from kg.store.falkor import FalkorStore
@@ -58,14 +59,14 @@ def ingest_size(files: list[Path], base_url: str | None, executor: str) -> dict:
         store.ensure_schema()
         try:
             t0 = time.perf_counter()
-            summary = run_ingest(s, store, files, console=Console(file=io.StringIO()))
+            summary = run_ingest(RunContext.open(s, store, console=Console(file=io.StringIO())), files)
             wall = time.perf_counter() - t0
         finally:
             store.close()
             store.server.stop()
         stages = latest_manifests(data_dir, command="ingest")[0]["stages"]
     loads = stages.get("model load", {}).get("seconds", 0.0)
-    return {"files": len(files), "wall_s": wall, "without_loads_s": wall - loads, "summary": summary,
+    return {"files": len(files), "wall_s": wall, "without_loads_s": wall - loads, "summary": summary.to_dict(),
             "stages": stages}
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import queries  # noqa: E402
+from kg.store import named_queries  # noqa: E402
 from kg.store.falkor import FalkorStore  # noqa: E402
 
 N_CHUNKS, N_EDGES, DIM, BATCH = 20_000, 100_000, 384, 1000
@@ -45,7 +45,7 @@ def through_api(store, chunks, edges) -> tuple[float, float]:
 
 
 def through_raw_client(graph, chunks, edges) -> tuple[float, float]:
-    node_q, edge_q = queries.get("upsert_chunks").text, queries.get("chunk_similar_chunk").text
+    node_q, edge_q = named_queries.get("upsert_chunks").text, named_queries.get("chunk_similar_chunk").text
     t0 = time.perf_counter()
     for i in range(0, len(chunks), BATCH):
         graph.query(node_q, {"rows": chunks[i:i + BATCH]})

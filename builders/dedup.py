@@ -39,10 +39,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from kg.config import Settings
+from kg.context import RunContext
+from kg.enrich.embeddings import Embedder
+from kg.llm.client import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -222,26 +228,32 @@ def find_duplicates(
 
 
 # ------------------------------------------------------------------ store
-def _make_embedder(settings: Any) -> Any:
-    from kg.enrich.embeddings import Embedder
-
+def _make_embedder(settings: Settings) -> Embedder:
     cache = settings.embeddings.cache_path(Path(settings.store.data_dir))
     return Embedder(settings.embeddings.model, cache_path=cache, batch_size=settings.embeddings.batch_size)
 
 
-def run_dedup(settings: Any, store: Any, embedder: Any = None,
-              merge_hook: MergeHook | None = None) -> dict[str, Any]:
-    """Recompute duplicates of accepted chains in the store; idempotent.
+@dataclass
+class DedupResult:
+    """What one dedup run found."""
 
-    Returns {chains, groups, duplicates, merged, llm_merged}: accepted chains
-    considered, Leiden groups of two or more chains, chains marked duplicate,
-    kept chains that absorbed at least one duplicate, and chains rewritten by
-    merge_hook (0 without a hook).
-    """
+    chains: int = 0  # accepted chains considered
+    groups: int = 0  # Leiden groups of two or more chains
+    duplicates: int = 0  # chains marked duplicate
+    merged: int = 0  # kept chains that absorbed at least one duplicate
+    llm_merged: int = 0  # chains rewritten by the merge hook (0 without one)
+
+
+def run_dedup(ctx: RunContext, embedder: Embedder | None = None,
+              merge_hook: MergeHook | None = None) -> DedupResult:
+    """Recompute duplicates of accepted chains in the store; idempotent. `embedder`:
+    one already loaded (else one is made from the settings); `merge_hook`: rewrites
+    each kept chain from its duplicates (else [dedup] llm_merge with the run's client)."""
+    settings, store = ctx.settings, ctx.store
     cfg = settings.dedup
     store.run("clear_duplicates")
     rows = store.run("dedup_candidates")
-    report = {"chains": len(rows), "groups": 0, "duplicates": 0, "merged": 0, "llm_merged": 0}
+    report = DedupResult(chains=len(rows))
     stale = [r["id"] for r in rows if r.get("status") == "duplicate"]  # duplicate without an edge
     if len(rows) < 2:
         _write_status(store, [], stale)
@@ -268,22 +280,20 @@ def run_dedup(settings: Any, store: Any, embedder: Any = None,
     kept_groups: dict[str, list[str]] = {}
     for d, kept, _ in duplicates:
         kept_groups.setdefault(kept, []).append(d)
-    report.update(groups=len(groups), duplicates=len(duplicates), merged=len(kept_groups))
+    report.groups, report.duplicates, report.merged = len(groups), len(duplicates), len(kept_groups)
 
-    if merge_hook is None and kept_groups and getattr(cfg, "llm_merge", False):
-        merge_hook = _configured_merge_hook(settings)
+    if merge_hook is None and kept_groups and cfg.llm_merge:
+        merge_hook = _configured_merge_hook(settings, ctx.client)
     if merge_hook is not None and kept_groups:
-        report["llm_merged"] = _apply_merge_hook(store, rows, kept_groups, merge_hook)
+        report.llm_merged = _apply_merge_hook(store, rows, kept_groups, merge_hook)
     log.info("dedup: %s", report)
     return report
 
 
-def _configured_merge_hook(settings: Any) -> MergeHook | None:
-    """The LLM merge of `[dedup] llm_merge`; None (with a warning) when no LLM is configured."""
+def _configured_merge_hook(settings: Settings, client: LLMClient | None) -> MergeHook | None:
+    """The LLM merge of `[dedup] llm_merge` with the run's client; None (with a warning) offline."""
     from builders.dedup_merge import llm_merge_hook
-    from kg.llm.client import open_client
 
-    client = open_client(settings)
     if client is None:
         log.warning("dedup: llm_merge is set but no LLM is configured; groups are kept without merging")
         return None

@@ -20,6 +20,8 @@ from statistics import median
 from typing import Any
 
 from builders.coverage import coverage
+from kg.runs import manifests_in
+from kg.text import folded
 
 CORPUS_LABELS = {"documents": "Document", "chunks": "Chunk", "images": "Image",
                  "entities": "Entity", "keypoints": "Keypoint", "topics": "Topic"}
@@ -50,22 +52,15 @@ def llm_usage(runs_dir: Path | None, accepted: int) -> dict[str, Any]:
     """LLM calls and tokens summed over every (non dry-run) manifest, and per accepted chain."""
     stages: dict[str, dict[str, int]] = {}
     used = 0
-    if runs_dir is not None and Path(runs_dir).is_dir():
-        for path in sorted(Path(runs_dir).glob("*.json")):  # names start with a UTC timestamp
-            if path.name.startswith("."):
-                continue
-            try:
-                manifest = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            llm = manifest.get("llm") if isinstance(manifest, dict) else None
-            if not isinstance(llm, dict) or llm.get("dry_run"):
-                continue  # no LLM section, or estimates of a dry run: nothing was spent
-            used += 1
-            for name, nums in _stage_numbers(llm).items():
-                slot = stages.setdefault(name, {"calls": 0, "tokens_in": 0, "tokens_out": 0})
-                for f, v in nums.items():
-                    slot[f] += v
+    for manifest in manifests_in(runs_dir) if runs_dir is not None else []:
+        llm = manifest.get("llm")
+        if not isinstance(llm, dict) or llm.get("dry_run"):
+            continue  # no LLM section, or estimates of a dry run: nothing was spent
+        used += 1
+        for name, nums in _stage_numbers(llm).items():
+            slot = stages.setdefault(name, {"calls": 0, "tokens_in": 0, "tokens_out": 0})
+            for f, v in nums.items():
+                slot[f] += v
     calls = sum(s["calls"] for s in stages.values())
     tokens_in = sum(s["tokens_in"] for s in stages.values())
     tokens_out = sum(s["tokens_out"] for s in stages.values())
@@ -180,12 +175,8 @@ def _answer_in_evidence(hop: dict[str, Any]) -> bool:
         except (ValueError, AttributeError):
             value = ""  # not a cell as write-back stores it
         return bool(value) and normal_text(value) in normal_text(hop["text"])
-    answer = _normal(hop.get("answer") or "")
-    return bool(answer) and answer in _normal(hop["text"])
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.split()).lower()
+    answer = folded(hop.get("answer") or "")
+    return bool(answer) and answer in folded(hop["text"])
 
 
 def _share(part: int, whole: int) -> float:

@@ -8,37 +8,12 @@ metrics.json, results.jsonl and report.md into --out.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.progress import Progress
 
-app = typer.Typer(no_args_is_help=True, help="Score retrievers and RAG systems on a dataset (metrics.json, report.md).")
-err = Console(stderr=True, soft_wrap=True)
-
-DATASET_HELP = "Dataset JSONL: hopgraph records or MC-Search-shaped records (see eval import-hotpotqa)."
-OUT_HELP = "Output folder for metrics.json, results.jsonl and report.md (shared by the eval verbs)."
-
-
-def _settings_and_store(ctx: typer.Context) -> tuple[Any, Any]:
-    """Settings and store from the root command's --config / --data-dir / --store.
-
-    Read from the click context rather than the root module's state object, so
-    this works however the root CLI is launched or wherever it lives.
-    """
-    from kg.config import load_settings
-    from kg.store import open_store
-
-    params = ctx.find_root().params
-    settings = load_settings(params.get("config"))
-    if params.get("data_dir") is not None:
-        settings.store.data_dir = params["data_dir"]
-    if params.get("store") is not None:
-        settings.store.backend = params["store"]
-    store = open_store(settings)
-    store.ensure_schema()
-    return settings, store
+from evaluate.cli_common import DATASET_HELP, OUT_HELP, app, err, llm_progress, load_scored, settings_and_store
 
 
 def _csv(text: str) -> list[str]:
@@ -53,27 +28,6 @@ def _ks(text: str) -> list[int]:
     if not ks or ks[0] < 1:
         raise typer.BadParameter("--k values must be at least 1")
     return ks
-
-
-def load_scored(dataset: Path, store: Any):
-    """Records, the corpus, and the resolution of their evidence; fails if nothing can be scored."""
-    from evaluate.corpus import load_corpus, resolve
-    from evaluate.errors import EvidenceNotInGraph
-    from evaluate.records import load_records
-
-    records = load_records(dataset)
-    corpus = load_corpus(store)
-    resolution = resolve(records, corpus)
-    if not resolution.scored:
-        example = resolution.unresolved[0]["missing"][0]
-        raise EvidenceNotInGraph(f"{dataset}: none of the {len(records)} records has its evidence in the graph "
-                                 f"({len(corpus)} evidence units; e.g. {example!r} is missing): ingest the "
-                                 "documents the dataset was built from into this --data-dir")
-    if resolution.unresolved:
-        err.print(f"{dataset}: {len(resolution.unresolved)} of {len(records)} records have evidence that is not "
-                  "in the graph and are not scored (listed in metrics.json under dataset.unresolved)",
-                  highlight=False, markup=False)
-    return records, corpus, resolution
 
 
 @app.command()
@@ -99,7 +53,7 @@ def retrieval(
     unknown = [n for n in names if n not in BASELINES]
     if unknown:
         raise typer.BadParameter(f"unknown retriever {unknown[0]!r}; choose from {', '.join(BASELINES)}")
-    settings, store = _settings_and_store(ctx)
+    settings, store = settings_and_store(ctx)
     _, corpus, resolution = load_scored(dataset, store)
     retrievers = build_retrievers(names, corpus, lambda: make_embedder(settings))
     for path in run or []:
@@ -136,13 +90,6 @@ def import_hotpotqa_command(
               f"{corpus_dir or 'DIR'}) into the data dir you evaluate with", highlight=False)
 
 
-def _llm_progress(total: int, label: str):
-    """A rich progress bar and the callback that advances it."""
-    progress = Progress(console=err, transient=True)
-    task = progress.add_task(label, total=total)
-    return progress, lambda: progress.advance(task)
-
-
 @app.command()
 def answers(
     ctx: typer.Context,
@@ -166,7 +113,7 @@ def answers(
     chosen = _csv(settings_list)
     if not chosen or any(s not in SETTINGS for s in chosen):
         raise typer.BadParameter(f"--settings takes {', '.join(SETTINGS)}")
-    settings, store = _settings_and_store(ctx)
+    settings, store = settings_and_store(ctx)
     client = make_judge_client(settings, "eval answers", max_calls=max_calls)
     _, corpus, resolution = load_scored(dataset, store)
     records = resolution.scored[:limit] if limit else resolution.scored
@@ -176,7 +123,7 @@ def answers(
         items = question_queries(records)
         rankings = retriever.search([q for q, _, _ in items], 5 + max(len(r.gold_ids) for r in records))
         noise = {record.id: ranking for (_, record, _), ranking in zip(items, rankings)}
-    progress, advance = _llm_progress(2 * len(records) * len(chosen), "reader and judge")
+    progress, advance = llm_progress(2 * len(records) * len(chosen), "reader and judge")
     with progress:
         metrics, rows = evaluate_answers(records, corpus, chosen, noise, client, settings, advance)
     same = judge_is_reader(settings)
@@ -207,7 +154,7 @@ def dataset_command(
     from evaluate.report import write_report
     from evaluate.services import llm_configured, make_embedder, make_judge_client
 
-    settings, store = _settings_and_store(ctx)
+    settings, store = settings_and_store(ctx)
     _, corpus, resolution = load_scored(dataset, store)
     records = resolution.scored
     figures = structural(records, corpus, make_embedder(settings), tau if tau is not None else settings.dedup.tau)
@@ -216,7 +163,7 @@ def dataset_command(
         notes.append("topic JSD: the graph has no topics (IN_TOPIC) for the evidence chunks")
     if llm_configured(settings):
         client = make_judge_client(settings, "eval dataset")
-        progress, advance = _llm_progress(len(records), "judge")
+        progress, advance = llm_progress(len(records), "judge")
         with progress:
             judged_figures, rows = judged(records, corpus, client, settings, advance)
         figures.update(judged_figures)
@@ -257,7 +204,7 @@ def agent(
     unknown = [n for n in names if n not in BASELINES or n == "oracle"]
     if unknown:
         raise typer.BadParameter(f"--retriever {unknown[0]!r}: choose from bm25, dense, hybrid, graph, random")
-    settings, store = _settings_and_store(ctx)
+    settings, store = settings_and_store(ctx)
     client = make_judge_client(settings, "eval agent", max_calls=max_calls)
     _, corpus, resolution = load_scored(dataset, store)
     records = resolution.scored[:limit] if limit else resolution.scored

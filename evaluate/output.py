@@ -12,18 +12,13 @@ Files are written to a temporary name, then renamed (no half-written file).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from kg.atomic_write import atomic_write_text
+
 METRICS = "metrics.json"
 RESULTS = "results.jsonl"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def read_metrics(out_dir: Path) -> dict[str, Any]:
@@ -42,7 +37,7 @@ def write_section(out_dir: Path, section: str, metrics: dict[str, Any], rows: li
     out_dir.mkdir(parents=True, exist_ok=True)
     everything = read_metrics(out_dir)
     everything[section] = metrics
-    _atomic_write(out_dir / METRICS, json.dumps(everything, indent=2, ensure_ascii=False, default=str) + "\n")
+    atomic_write_text(out_dir / METRICS, json.dumps(everything, indent=2, ensure_ascii=False, default=str) + "\n")
     kept: list[str] = []
     results = out_dir / RESULTS
     if results.is_file():
@@ -53,5 +48,5 @@ def write_section(out_dir: Path, section: str, metrics: dict[str, Any], rows: li
             except json.JSONDecodeError:
                 continue
     fresh = [json.dumps({"eval": section, **row}, ensure_ascii=False, default=str) for row in rows]
-    _atomic_write(results, "\n".join(kept + fresh) + "\n")
+    atomic_write_text(results, "\n".join(kept + fresh) + "\n")
     return everything

@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evaluate.output import _atomic_write
+from kg.atomic_write import atomic_write_text
+from kg.markdown_table import markdown_table
 
 PAPERS = ("Papers' figures, for comparison: MiRAGE full pipeline faithfulness 0.97, relevance 0.95, "
           "hops 1.92-2.84, topic JSD 0.08; MC-Search 3.7 hops per chain; RAGalyst answerability 0.97-1.00.")
@@ -24,9 +25,7 @@ def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
             return "-"
         return f"{value:.3f}" if isinstance(value, float) else str(value)
 
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows]
-    return "\n".join(lines)
+    return "\n".join(markdown_table(columns, [[cell(r.get(c)) for c in columns] for r in rows]))
 
 
 def _ks(section: dict[str, Any]) -> list[int]:
@@ -173,5 +172,5 @@ def write_report(everything: dict[str, Any], out_dir: Path) -> Path:
         parts += [f"- {note}" for note in data.get("notes", [])]
         parts.append(PAPERS)
     path = out_dir / "report.md"
-    _atomic_write(path, "\n\n".join(p for p in parts if p) + "\n")
+    atomic_write_text(path, "\n\n".join(p for p in parts if p) + "\n")
     return path

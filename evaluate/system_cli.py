@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from evaluate.cli import DATASET_HELP, OUT_HELP, _llm_progress, _settings_and_store, app, err, load_scored
+from evaluate.cli_common import DATASET_HELP, OUT_HELP, app, err, llm_progress, load_scored, settings_and_store
 
 
 def _source(answers: Optional[Path], endpoint: Optional[str], model: Optional[str], cmd: Optional[str],
@@ -60,7 +60,7 @@ def system_command(
     if unique_gold not in ("lexical", "llm"):
         raise typer.BadParameter("--unique-gold takes lexical or llm")
     source, ask = _source(answers, endpoint, model, cmd, timeout)
-    settings, store = _settings_and_store(ctx)
+    settings, store = settings_and_store(ctx)
     _, corpus, resolution = load_scored(dataset, store)
     records = resolution.scored[:limit] if limit else resolution.scored
     failures: dict[str, str] = {}
@@ -68,7 +68,7 @@ def system_command(
     if ask is None:
         replies = read_answers_file(answers)  # type: ignore[arg-type]
     else:
-        progress, advance = _llm_progress(len(records), "asking your system")
+        progress, advance = llm_progress(len(records), "asking your system")
         with progress:
             replies, failures, asked = collect([(r.id, r.question) for r in records], ask,
                                                AnswerStore(out_dir, source), advance)
@@ -78,7 +78,7 @@ def system_command(
     client = None
     if llm_configured(settings) and not no_judge:
         client = make_judge_client(settings, "eval system", max_calls=max_calls)
-    progress, advance = _llm_progress(2 * len(records), "judge")
+    progress, advance = llm_progress(2 * len(records), "judge")
     with progress:
         metrics, rows = score_system(records, replies, corpus, client, settings, advance, unique_gold)
     if missing:

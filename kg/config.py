@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from kg.errors import ConfigError
@@ -150,6 +150,22 @@ class GenerateConfig(Section):
     # Variety: one table, or the table-cell question template, supplies at most this share of the n chains.
     variety_share: float = Field(0.2, gt=0, le=1)
 
+    @field_validator("types")
+    @classmethod
+    def _known_chain_types(cls, types: list[str]) -> list[str]:
+        if not types:
+            raise ValueError(f"name at least one chain type: {', '.join(CHAIN_TYPES)}")
+        unknown = [t for t in types if t not in CHAIN_TYPES]
+        if unknown:
+            raise ValueError(f"unknown chain type {unknown[0]!r}; choose from {', '.join(CHAIN_TYPES)}")
+        return types
+
+    @model_validator(mode="after")
+    def _hops_in_order(self) -> "GenerateConfig":
+        if self.max_hops < self.min_hops:
+            raise ValueError(f"min_hops ({self.min_hops}) is above max_hops ({self.max_hops})")
+        return self
+
 
 class VerifyConfig(Section):
     # judge: the verifier says which hops are needed (one call per chain);
@@ -270,15 +286,33 @@ def load_settings(path: Path | None = None) -> Settings:
     try:
         return Settings(**data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        env_name = "HOPGRAPH_" + "__".join(str(p).upper() for p in err["loc"])
+        loc, msg = _first_error(exc)
+        env_name = "HOPGRAPH_" + "__".join(str(p).upper() for p in loc)
         if env_name in os.environ:
             raise ConfigError(f"environment {env_name}: {msg}") from None
-        raise ConfigError(f"{path}: {key}: {msg}") from None
+        raise ConfigError(f"{path}: {'.'.join(str(p) for p in loc)}: {msg}") from None
+
+
+def override(settings: Settings, section: str, **values: object) -> None:
+    """Set values given on the command line (None: not given) on one section of
+    `settings`, checked by the same rules as the config file; ConfigError names the key."""
+    current = getattr(settings, section)
+    data = current.model_dump() | {key: value for key, value in values.items() if value is not None}
+    try:
+        setattr(settings, section, type(current).model_validate(data))
+    except ValidationError as exc:
+        loc, msg = _first_error(exc)
+        raise ConfigError(f"{'.'.join(str(p) for p in (section, *loc))}: {msg}") from None
+
+
+def _first_error(exc: ValidationError) -> tuple[tuple, str]:
+    """(where, what) of a validation error's first complaint, in the user's words."""
+    err = exc.errors()[0]
+    if err["type"] == "extra_forbidden":
+        return err["loc"], "unknown key"
+    if err["type"] == "value_error":  # our own rules: their message without pydantic's prefix
+        return err["loc"], str(err["ctx"]["error"])
+    return err["loc"], err["msg"]
 
 
 # Keys holding paths: relative values in a config file mean "beside the file".

@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from kg.atomic_write import atomic_write_text
 
 RUNS_DIR = "runs"
 SCHEMA_VERSION = 1
@@ -107,40 +108,31 @@ class RunManifest:
         runs.mkdir(parents=True, exist_ok=True)
         if self.path is None:
             self.path = _unique_path(runs, f"{self.started.strftime('%Y%m%dT%H%M%S%fZ')}-{_slug(self.command)}")
-        fd, tmp = tempfile.mkstemp(dir=runs, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(payload)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(self.path, payload)
         return self.path
 
 
-def latest_manifests(data_dir: str | Path, limit: int | None = None, command: str | None = None) -> list[dict[str, Any]]:
-    """Manifests under <data_dir>/runs/, newest first (each with its "file");
-    unreadable files are skipped."""
-    runs = Path(data_dir) / RUNS_DIR
-    if not runs.is_dir():
-        return []
+def manifests_in(runs: Path) -> list[dict[str, Any]]:
+    """Every readable manifest in a runs folder, oldest first (names start with a UTC
+    timestamp), each with its "file"; unreadable files and our temporary files are skipped."""
     out: list[dict[str, Any]] = []
-    for path in sorted(runs.glob("*.json"), key=lambda p: p.name, reverse=True):
+    for path in sorted(Path(runs).glob("*.json"), key=lambda p: p.name) if Path(runs).is_dir() else []:
         if path.name.startswith("."):
             continue
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(data, dict) or (command is not None and data.get("command") != command):
-            continue
-        data["file"] = str(path)
-        out.append(data)
-        if limit is not None and len(out) >= limit:
-            break
+        if isinstance(data, dict):
+            out.append({**data, "file": str(path)})
     return out
+
+
+def latest_manifests(data_dir: str | Path, limit: int | None = None, command: str | None = None) -> list[dict[str, Any]]:
+    """Manifests under <data_dir>/runs/, newest first (each with its "file"); `command`: only that command's."""
+    found = [m for m in reversed(manifests_in(Path(data_dir) / RUNS_DIR))
+             if command is None or m.get("command") == command]
+    return found if limit is None else found[:limit]
 
 
 def config_summary(config: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import queries
+from kg.store import named_queries
 from kg.store.base import GraphStore
 
 MAX_EXAMPLES = 5
@@ -24,7 +24,7 @@ SNIPPET_CHARS = 240
 
 def audit_names() -> list[str]:
     """Audit names (file stems of cypher/audits/*.cypher), sorted."""
-    return [name.split("/", 1)[1] for name in queries.names("audits")]
+    return [name.split("/", 1)[1] for name in named_queries.names("audits")]
 
 
 def audit_rows(store: GraphStore) -> dict[str, list[dict[str, Any]]]:
@@ -40,7 +40,7 @@ def summarise(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     others = sorted(str(c) for c, r in by_chain.items() if r.get("status") != "accepted")
     return {
         "audit": name,
-        "description": queries.get(f"audits/{name}").description,
+        "description": named_queries.get(f"audits/{name}").description,
         "violations": len(by_chain),
         "accepted_violations": len(accepted),
         # accepted chains first: they are the ones that fail the run

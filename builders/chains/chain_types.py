@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kg.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class ChainType:
@@ -49,4 +51,7 @@ CHAIN_TYPE_TABLE: dict[str, ChainType] = {t.name: t for t in (
 
 
 def chain_type(name: str) -> ChainType:
-    return CHAIN_TYPE_TABLE[name]
+    try:
+        return CHAIN_TYPE_TABLE[name]
+    except KeyError:
+        raise ConfigError(f"unknown chain type {name!r}; choose from {', '.join(CHAIN_TYPE_TABLE)}") from None

@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from rich.console import Console
+
 from builders.chains.bridges import BridgeRules
 from builders.chains.construction import ChainConstruction
 from builders.chains.requests import verbalize_request
@@ -26,8 +28,12 @@ from builders.chains.shortcuts import CorpusIndex, load_vectors
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
+from kg.context import RunContext
 from kg.enrich.domain import domain_at_generate
 from kg.errors import HopgraphError
+from kg.llm.client import LLMClient
+from kg.runs import RunManifest
+from kg.store.base import GraphStore
 from queries.corpus_view import CorpusView, load_corpus_view
 
 ROUND_MIN = 16
@@ -74,7 +80,7 @@ class GenerateRun:
     """What one `generate` run carries from round to round."""
 
     settings: Settings
-    store: object
+    store: GraphStore
     view: CorpusView
     walker: Walker
     types: list[str]
@@ -83,19 +89,19 @@ class GenerateRun:
     need: int
     seq: int
     skip: set[str]
-    client: object = None
-    console: object = None
+    client: LLMClient | None = None
+    console: Console = field(default_factory=lambda: Console(stderr=True))
     used_docs: Counter = field(default_factory=Counter)
     used_topics: Counter = field(default_factory=Counter)
     # Chains of LONG_HOPS or more are sampled first, shorter ones (down to
     # min_hops) only once long ones run dry: short chains are found far more
     # easily, and taking them as they came made 2 hops the norm.
     prefer_long: bool = False
-    manifest: object = None  # kg.runs.RunManifest, started with the run so "seconds" is its length
+    manifest: RunManifest | None = None  # started with the run, so "seconds" is its length
 
 
-def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store=None, strict: bool = False
-                ) -> Walker:
+def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store: GraphStore | None = None,
+                strict: bool = False) -> Walker:
     """The walker with the construction pre-check; `strict` (an LLM pays for each candidate) enforces it."""
     cfg = settings.generate
     if strict and not settings.llm.vision_model:
@@ -131,7 +137,8 @@ def images_as_captions(view: CorpusView) -> None:
             view.image_links.get(chunk, set()).discard(node.id)
 
 
-def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: GenerateReport, console) -> list[str]:
+def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: GenerateReport,
+                   console: Console) -> list[str]:
     types = []
     for gtype in wanted:
         reason = infeasible_reason(view, walker, gtype)
@@ -146,16 +153,11 @@ def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: 
     return types
 
 
-def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, no_cache=False,
-                 dry_run=False, console=None, client=None, strict: bool | None = None) -> dict:
+def run_generate(ctx: RunContext, strict: bool | None = None) -> GenerateReport:
     """Generate up to [generate] n accepted chains. `strict` (default: whenever an LLM is
     configured) enforces construction.py's pre-check before any call is paid for."""
-    from rich.console import Console
-
-    from kg.runs import RunManifest
-
-    console = console or Console(stderr=True)
-    manifest = RunManifest(settings.store.data_dir, "generate", config=settings)
+    settings, store, console, dry_run = ctx.settings, ctx.store, ctx.console, ctx.dry_run
+    manifest = ctx.manifest("generate")
     cfg = settings.generate
     existing = store.run("chain_ids")
     # N is the records the user gets: chains dedup marked duplicate (or the
@@ -165,29 +167,24 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     need = cfg.n - report.already
     if need <= 0:
         console.print(f"generate: {report.already} distinct verified chains already (n={cfg.n}); nothing to do")
-        return report.to_dict()
+        return report
     view = load_corpus_view(store)
     if not view.chunk_ids:
         raise HopgraphError("the graph has no chunks: run `hopgraph ingest <docs>` first")
     strict = settings.llm_configured if strict is None else strict
     walker = make_walker(view, settings, random.Random(cfg.seed), store, strict=strict)
     types = feasible_types(view, walker, cfg.types, report, console)
-    if (settings.llm_configured or dry_run) and client is None:
-        from kg.llm.client import LLMClient
-
-        client = LLMClient.from_settings(settings, no_cache=no_cache, max_calls=max_calls,
-                                         budget_tokens=budget_tokens, dry_run=dry_run)
-    if settings.llm_configured and not dry_run:
+    client = ctx.client  # kg.llm's open_client: None when no LLM is configured
+    if client is not None and not dry_run:
         named = domain_at_generate(store, client, settings.llm.prompts_dir)
         if named:  # ingest ran offline: the writer gets a domain and persona worth writing from
             view.domain, view.persona = named["domain"], named["persona"]
-    if dry_run and not settings.llm_configured:
+    if dry_run and client is None:
         console.print("generate --dry-run: no LLM configured; the offline generator spends nothing")
-        return report.to_dict()
+        return report
     run = GenerateRun(settings, store, view, walker, types, report, accepted_now, need, len(existing),
-                      {r["id"] for r in existing}, client if settings.llm_configured or dry_run else None, console,
-                      manifest=manifest)
-    if run.client is not None and getattr(run.client, "endpoint_down", False):  # the domain call found it dead
+                      {r["id"] for r in existing}, client, console, manifest=manifest)
+    if run.client is not None and run.client.endpoint_down:  # the domain call found it dead
         report.llm_unavailable, report.stopped = run.client.down_message(), True
         console.print(f"generate: stopped: {report.llm_unavailable}")
         return finish(run, need)
@@ -342,9 +339,7 @@ def round_failure_message(failed: list[Outcome]) -> str:
             "re-run when the endpoint answers")
 
 
-def finish(run: GenerateRun, missing: int) -> dict:
-    from kg.runs import RunManifest
-
+def finish(run: GenerateRun, missing: int) -> GenerateReport:
     report, client = run.report, run.client
     if client is not None:
         report.llm = client.accounting.to_dict()
@@ -356,10 +351,10 @@ def finish(run: GenerateRun, missing: int) -> dict:
     if report.llm:
         manifest.add_llm(report.llm)
     manifest.write()
-    return report.to_dict()
+    return report
 
 
-def _print_summary(console, report: GenerateReport, missing: int) -> None:
+def _print_summary(console: Console, report: GenerateReport, missing: int) -> None:
     total = sum(report.accepted.values())
     console.print(f"generate: {total} accepted this run ({report.already} before), "
                   f"{sum(report.rejected.values())} rejected, {report.candidates} candidates sampled",

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from builders.chains.statements import StatementIndex, evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
 from builders.chains.verbalize import Draft, mentions_entity
+from kg.text import folded
 from queries.corpus_view import CorpusView
 
 _DEICTIC = re.compile(
@@ -90,9 +91,9 @@ def joins_hop_answers(draft: Draft) -> bool:
     branches by design and are exempt."""
     if draft.candidate.graph_type.endswith("fork") or len(draft.hops) < 2:
         return False
-    final, last = _normal(draft.answer), _normal(draft.hops[-1].answer)
+    final, last = folded(draft.answer), folded(draft.hops[-1].answer)
     for hop in draft.hops[:-1]:
-        earlier = _normal(hop.answer)
+        earlier = folded(hop.answer)
         if len(earlier) >= 2 and earlier not in last and re.search(rf"(?<!\w){re.escape(earlier)}(?!\w)", final):
             return True
     return False
@@ -154,18 +155,10 @@ def sentence_items(statements: StatementIndex, draft: Draft) -> list[list[set[st
         if i == 0 and draft.hops and draft.hops[0].statement:
             # The question quotes hop 0's statement (answer blanked): that quote
             # is an anchor only hop 0's evidence matches.
-            hop_items = [ents | {"quote:0"} if _same_text(sent.text, draft.hops[0].statement) else ents
+            hop_items = [ents | {"quote:0"} if folded(sent.text) == folded(draft.hops[0].statement) else ents
                          for ents, sent in zip(hop_items, statements.sentences(hop.node_id))]
         items.append(hop_items)
     return items
-
-
-def _same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()).lower() == " ".join(b.split()).lower()
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.split()).lower()
 
 
 def one_item_holds_all(view: CorpusView, cand) -> bool:
@@ -211,7 +204,7 @@ def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -
         v.faithful = False
     v.no_shortcut = not any(answerable(seeds, h, answer) for h in per_hop) if len(per_hop) > 1 else True
     v.no_shortcut = v.no_shortcut and not one_item_holds_all(view, cand)
-    v.faithful = v.faithful and all(_normal(h.answer) in _normal(view.nodes[n.node_id].text)
+    v.faithful = v.faithful and all(folded(h.answer) in folded(view.nodes[n.node_id].text)
                                     for h, n in zip(draft.hops[:-1] if cell else draft.hops, cand.hops))
     v.standalone = is_standalone(draft.question)
     v.requires_content = draft.answer.lower() not in draft.question.lower()

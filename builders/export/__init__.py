@@ -19,8 +19,8 @@ clock or on dict ordering in the store: exporting twice gives identical bytes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from builders.export.card import dataset_card
 from builders.export.collect import build_records
@@ -29,20 +29,28 @@ from builders.export.names import CARD_NAME, HF_DIR, JSONL_NAME, PARQUET_NAME, P
 from builders.export.plots import write_plots
 from builders.export.records import record_json_schema
 from builders.export.summary import graph_stats, summarize
-from builders.export.writers import (
-    atomic_write_bytes, atomic_write_text, dumps_pretty, jsonl_bytes, read_parquet_records, write_hf,
-    write_parquet,
-)
+from builders.export.writers import dumps_pretty, jsonl_bytes, read_parquet_records, write_hf, write_parquet
+from kg.atomic_write import atomic_write_bytes, atomic_write_text
+from kg.context import RunContext
 
-__all__ = ["run_export", "build_records", "read_parquet_records", "summarize", "dataset_card"]
+__all__ = ["run_export", "ExportResult", "build_records", "read_parquet_records", "summarize", "dataset_card"]
 
 
-def run_export(settings: Any, store: Any, out_dir: Path) -> dict[str, Any]:
-    """Export the chains of `store` into `out_dir`; returns a report.
+@dataclass
+class ExportResult:
+    """What one export wrote."""
 
-    Report keys: records, path (the JSONL file), files (every file written),
-    skipped {rejected, duplicate, other}, by_graph_type, warnings.
-    """
+    records: int
+    path: str  # the JSONL file
+    files: list[str]  # every file written
+    skipped: dict[str, int]  # chains not exported, by why (rejected, duplicate, stale, other)
+    by_graph_type: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_export(ctx: RunContext, out_dir: Path) -> ExportResult:
+    """Export the chains of the context's store into `out_dir`."""
+    settings, store = ctx.settings, ctx.store
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cfg = settings.export
@@ -87,11 +95,5 @@ def run_export(settings: Any, store: Any, out_dir: Path) -> dict[str, Any]:
                      and (out_dir / e["evidence"]["image_path"]).is_file()})
     files.extend(images)
 
-    return {
-        "records": len(records),
-        "path": str(jsonl_path),
-        "files": [str(p) for p in files],
-        "skipped": skipped,
-        "by_graph_type": own["by_graph_type"],
-        "warnings": warnings,
-    }
+    return ExportResult(len(records), str(jsonl_path), [str(p) for p in files], skipped, own["by_graph_type"],
+                        warnings)

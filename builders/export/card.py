@@ -8,6 +8,7 @@ from builders.export.names import (
     HF_DIR, HOPS_PLOT, IMAGES_DIR, JSONL_NAME, MODALITY_PLOT, PARQUET_NAME, PLOTS_DIR, SCHEMA_NAME,
     STATS_NAME,
 )
+from kg.markdown_table import markdown_table
 
 
 def dataset_card(summary: dict[str, Any], settings: Any, formats: list[str], skipped: dict[str, int]) -> str:
@@ -60,9 +61,7 @@ def _types_hops_modality(s: dict[str, Any]) -> list[str]:
     return [
         "## Chain types",
         "",
-        "| graph_type | records |",
-        "|---|---:|",
-        *[f"| `{t}` | {n} |" for t, n in s["by_graph_type"].items()],
+        *markdown_table(("graph_type", "records"), [(f"`{t}`", n) for t, n in s["by_graph_type"].items()], numeric=1),
         "",
         "Types follow MC-Search: `text_chain` (text hops joined by bridge entities), "
         "`image_initiated_chain` (an image hop, then text hops), `text_initiated_chain` (text hops ending "
@@ -71,17 +70,15 @@ def _types_hops_modality(s: dict[str, Any]) -> list[str]:
         "",
         "## Hops",
         "",
-        "| hops | records |",
-        "|---:|---:|",
-        *[f"| {h} | {n} |" for h, n in s["hops_histogram"].items()],
+        *markdown_table(("hops", "records"), s["hops_histogram"].items(), numeric=2),
         "",
         f"![Chains per graph type by number of hops]({PLOTS_DIR}/{HOPS_PLOT})",
         "",
         "## Modality",
         "",
-        "| modality | hops | share |",
-        "|---|---:|---:|",
-        *[f"| {m} | {s['modality_counts'][m]} | {share:.1%} |" for m, share in s["modality_share"].items()],
+        *markdown_table(("modality", "hops", "share"),
+                        [(m, s["modality_counts"][m], f"{share:.1%}") for m, share in s["modality_share"].items()],
+                        numeric=2),
         "",
         f"![Hop modality share by graph type]({PLOTS_DIR}/{MODALITY_PLOT})",
         "",
@@ -104,10 +101,9 @@ def _verification(s: dict[str, Any]) -> list[str]:
         "`no_shortcut` (no single evidence item answers the main question), and `hop_necessity` (per hop: "
         "with that hop's evidence removed the question is no longer answerable).",
         "",
-        "| check | pass | fail | unchecked |",
-        "|---|---:|---:|---:|",
-        *[f"| {flag} | {c.get('pass', 0):.1%} | {c.get('fail', 0):.1%} | {c.get('unchecked', 0):.1%} |"
-          for flag, c in s["verification_share"].items()],
+        *markdown_table(("check", "pass", "fail", "unchecked"),
+                        [(flag, *(f"{c.get(k, 0):.1%}" for k in ("pass", "fail", "unchecked")))
+                         for flag, c in s["verification_share"].items()], numeric=3),
         "",
     ]
 
@@ -130,10 +126,9 @@ def _quality(s: dict[str, Any]) -> list[str]:
     return [
         "## Quality",
         "",
-        "| figure | value | target |",
-        "|---|---:|---:|",
-        *[f"| {label} (`{key}`) | {quality[key]} | {target} |" for key, label, target in _QUALITY_ROWS
-          if key in quality],
+        *markdown_table(("figure", "value", "target"),
+                        [(f"{label} (`{key}`)", quality[key], target) for key, label, target in _QUALITY_ROWS
+                         if key in quality], numeric=2),
         "",
     ]
 

@@ -12,7 +12,7 @@ from builders.export.keypoints import hop_keypoints, unit_keypoints
 from builders.export.names import IMAGES_DIR
 from builders.export.records import DatasetRecord
 from builders.export.summary import VERIFY_FLAGS
-from builders.export.writers import atomic_write_bytes
+from kg.atomic_write import atomic_write_bytes
 
 _ID_BATCH = 500
 _EVIDENCE_LABELS = ("Chunk", "Image", "Keypoint")

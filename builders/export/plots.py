@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from builders.export.names import HOPS_PLOT, MODALITY_PLOT
-from builders.export.writers import atomic_write_bytes
+from kg.atomic_write import atomic_write_bytes
 
 
 def write_plots(summary: dict[str, Any], plots_dir: Path) -> list[Path]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from builders.export.records import JSON_FIELDS, SCALAR_FIELDS, SCHEMA_VERSION, DatasetRecord
 from builders.export.names import PARQUET_META_KEY
+from kg.atomic_write import sibling_tmp_path
 from kg.errors import HopgraphError
 
 
@@ -21,30 +22,6 @@ def jsonl_bytes(records: Iterable[dict[str, Any]]) -> bytes:
 
 def dumps_pretty(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
-
-
-def tmp_path(path: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    return Path(name)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = tmp_path(path)
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def parquet_table(records: list[dict[str, Any]]):
@@ -74,7 +51,7 @@ def write_parquet(records: list[dict[str, Any]], path: Path) -> Path:
     _require("pyarrow", "parquet")
     import pyarrow.parquet as pq
 
-    tmp = tmp_path(path)
+    tmp = sibling_tmp_path(path)
     try:
         pq.write_table(parquet_table(records), tmp)
         os.chmod(tmp, 0o644)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.console import Console
@@ -13,6 +13,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from kg.config import CONFIG_FILE, Settings, load_settings
+
+if TYPE_CHECKING:  # the CLI starts fast: the store and the LLM client load with the first verb that needs them
+    from kg.context import RunContext
+    from kg.store.base import GraphStore
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Documents -> knowledge graph -> verified multi-hop reasoning datasets.")
@@ -26,7 +30,7 @@ class State:
     data_dir: Path | None = None
     backend: str | None = None
     _settings: Settings | None = None
-    _store = None
+    _store: GraphStore | None = None
     _lock = None
 
     def settings(self) -> Settings:
@@ -48,13 +52,21 @@ class State:
             self._lock.acquire(wait, on_wait=lambda holder: err.print(
                 f"waiting for the run writing to {self.settings().store.data_dir}: {holder}", highlight=False))
 
-    def store(self):
+    def store(self) -> GraphStore:
         if self._store is None:
             from kg.store import open_store
 
             self._store = open_store(self.settings())
             self._store.ensure_schema()
         return self._store
+
+    def context(self, dry_run: bool = False, max_calls: int | None = None, budget_tokens: int | None = None,
+                no_cache: bool = False) -> RunContext:
+        """The command's run context: every stage it runs gets this one (one LLM client, one budget)."""
+        from kg.context import RunContext
+
+        return RunContext.open(self.settings(), self.store(), console=err, dry_run=dry_run, max_calls=max_calls,
+                               budget_tokens=budget_tokens, no_cache=no_cache)
 
 
 state = State()

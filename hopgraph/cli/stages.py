@@ -1,18 +1,27 @@
 """The pipeline verbs: ingest, generate, dedup, export, and build (all four in one run).
 
-`build` calls the same stage functions as the single verbs, with one LLM
-client, so `--max-calls` and `--budget-tokens` are one budget for the run.
+Every verb builds one run context (kg.context.RunContext: settings, store,
+the LLM client and its budget, the console) and hands it to its stage, which
+returns a typed result. `build` runs BUILD_STAGES, the same stage functions
+the single verbs run, on one context, so `--max-calls` and `--budget-tokens`
+are one budget for the run.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from hopgraph.cli.common import app, err, fail, llm_notice, out, state
-from kg.config import CHAIN_TYPES, EXPORT_FORMATS, Settings
+from kg.config import CHAIN_TYPES, EXPORT_FORMATS, Settings, override
+
+if TYPE_CHECKING:
+    from builders.export import ExportResult
+    from kg.context import RunContext
+    from kg.pipeline.dry_run import IngestEstimate
+    from kg.pipeline.report import IngestSummary
 
 # Options shared by several verbs, defined once so their help stays the same.
 MAX_CALLS = typer.Option(None, "--max-calls", help="Stop cleanly after this many LLM calls (whole run).")
@@ -50,25 +59,15 @@ def ingest(
     wait: bool = WAIT,
 ) -> None:
     """Read PDFs, markdown and text into the corpus graph (a changed file replaces its old version)."""
-    from kg.pipeline import run_ingest
-
     s = state.settings()
-    if glob:
-        s.ingest.glob = glob
-    if executor:
-        if executor not in ("local", "ray"):
-            fail(f'--executor must be "local" or "ray", not {executor!r}')
-        s.ingest.executor = executor
-    if ray_address:
-        s.ingest.ray_address = ray_address
+    override(s, "ingest", glob=glob or None, executor=executor or None, ray_address=ray_address or None)
     llm_notice(s)
     if not dry_run:
         state.writer(wait)
-    report = run_ingest(s, state.store(), paths, keypoints=keypoints, describe_images=describe_images,
-                        max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache,
-                        dry_run=dry_run, console=err, profile=profile, sync=sync)
-    raise typer.Exit(1 if report.get("failed") or report.get("partial") or report.get("endpoint_down")
-                     or report.get("not_ingested") else 0)
+    ctx = state.context(dry_run, max_calls, budget_tokens, no_cache)
+    summary = ingest_stage(ctx, paths, keypoints=keypoints, describe_images=describe_images, profile=profile,
+                           sync=sync)
+    raise typer.Exit(1 if summary.incomplete else 0)
 
 
 @app.command()
@@ -78,8 +77,8 @@ def remove(paths: list[Path] = typer.Argument(..., help="Document paths (as inge
     from kg.pipeline.lifecycle import run_remove
 
     state.writer(wait)
-    report = run_remove(state.settings(), state.store(), paths, err)
-    raise typer.Exit(1 if report["not_found"] else 0)
+    result = run_remove(state.context(), paths)
+    raise typer.Exit(1 if result.not_found else 0)
 
 
 @app.command()
@@ -103,51 +102,41 @@ def generate(
     llm_notice(s)
     if not dry_run:
         state.writer(wait)
-    report = run_generate(s, state.store(), max_calls=max_calls, budget_tokens=budget_tokens,
-                          no_cache=no_cache, dry_run=dry_run, console=err)
-    raise typer.Exit(1 if report.get("llm_unavailable") else 0)
+    report = run_generate(state.context(dry_run, max_calls, budget_tokens, no_cache))
+    raise typer.Exit(1 if report.llm_unavailable else 0)
 
 
-def _apply_generate_options(s: Settings, n, types, min_hops, max_hops, seed) -> None:
-    if n is not None:
-        if n < 1:
-            fail("--n must be at least 1")
-        s.generate.n = n
-    if types:
-        wanted = [t.strip() for t in types.split(",") if t.strip()]
-        unknown = [t for t in wanted if t not in CHAIN_TYPES]
-        if unknown:
-            fail(f"unknown chain type {unknown[0]!r}; choose from {', '.join(CHAIN_TYPES)}")
-        s.generate.types = wanted
-    if min_hops is not None:
-        s.generate.min_hops = min_hops
-    if max_hops is not None:
-        s.generate.max_hops = max_hops
-    if s.generate.min_hops < 2 or s.generate.max_hops < s.generate.min_hops:
-        fail(f"hops must satisfy 2 <= min_hops <= max_hops (got {s.generate.min_hops}..{s.generate.max_hops})")
-    if seed is not None:
-        s.generate.seed = seed
+def _apply_generate_options(s: Settings, n: int | None, types: str | None, min_hops: int | None,
+                            max_hops: int | None, seed: int | None) -> None:
+    """The generate options on the settings, checked by the settings' own rules (kg.config)."""
+    override(s, "generate", n=n, types=_csv(types), min_hops=min_hops, max_hops=max_hops, seed=seed)
 
 
 def _apply_formats(s: Settings, formats: str | None) -> None:
-    if not formats:
-        return
-    wanted = [f.strip() for f in formats.split(",") if f.strip()]
-    bad = [f for f in wanted if f not in EXPORT_FORMATS]
-    if bad:
-        fail(f"unknown format {bad[0]!r}; choose from {', '.join(EXPORT_FORMATS)}")
-    s.export.formats = wanted  # type: ignore[assignment]
+    override(s, "export", formats=_csv(formats))
+
+
+def _csv(text: str | None) -> list[str] | None:
+    """A comma-separated option as a list; None when it is not given or empty."""
+    items = [part.strip() for part in (text or "").split(",") if part.strip()]
+    return items or None
 
 
 @app.command()
 def dedup(wait: bool = WAIT) -> None:
     """Group near-duplicate chains with Leiden and keep the best of each group."""
+    state.writer(wait)
+    dedup_stage(state.context())
+
+
+def dedup_stage(ctx: RunContext) -> int:
+    """Dedup, reported; returns the chains marked duplicate."""
     from builders.dedup import run_dedup
 
-    state.writer(wait)
-    report = run_dedup(state.settings(), state.store())
-    out.print(f"dedup: {report['chains']} accepted chains, {report['groups']} groups, "
-              f"{report['duplicates']} marked duplicate")
+    result = run_dedup(ctx)
+    out.print(f"dedup: {result.chains} accepted chains, {result.groups} groups, "
+              f"{result.duplicates} marked duplicate")
+    return result.duplicates
 
 
 @app.command()
@@ -157,13 +146,28 @@ def export(
     include_duplicates: bool = typer.Option(False, "--include-duplicates", help="Also export chains marked duplicate."),
 ) -> None:
     """Write the dataset (JSONL, parquet, HF datasets), its JSON Schema and a dataset card."""
-    from builders.export import run_export
-
     s = state.settings()
     _apply_formats(s, formats)
     s.export.include_duplicates = include_duplicates or s.export.include_duplicates
-    report = run_export(s, state.store(), out_dir)
-    out.print(f"dataset: {report['records']} records -> {report['path']}")
+    export_stage(state.context(), out_dir)
+
+
+def ingest_stage(ctx: RunContext, inputs: list[Path], keypoints: bool | None = None,
+                 describe_images: bool | None = None, profile: bool = False,
+                 sync: bool = False) -> IngestSummary | IngestEstimate:
+    """Ingest (it prints its own report)."""
+    from kg.pipeline import run_ingest
+
+    return run_ingest(ctx, inputs, keypoints=keypoints, describe_images=describe_images, profile=profile, sync=sync)
+
+
+def export_stage(ctx: RunContext, out_dir: Path) -> ExportResult:
+    """Export, reported."""
+    from builders.export import run_export
+
+    result = run_export(ctx, out_dir)
+    out.print(f"dataset: {result.records} records -> {result.path}")
+    return result
 
 
 @app.command()
@@ -181,10 +185,8 @@ def build(
     wait: bool = WAIT,
 ) -> None:
     """ingest + generate + dedup + export in one resumable run (one LLM budget for all of it)."""
-    from builders.export import run_export
-    from kg.llm.client import open_client
-    from kg.pipeline import run_ingest
-
+    # The stage functions of the single verbs, on one context; generate_distinct is
+    # generate and dedup, topped up until n distinct chains.
     if len(paths) < 2:
         fail("build needs at least one input and an output folder: hopgraph build docs/ out/")
     inputs, out_dir = paths[:-1], paths[-1]
@@ -193,36 +195,34 @@ def build(
     _apply_formats(s, formats)
     llm_notice(s)
     state.writer(wait)
-    store = state.store()
-    client = open_client(s, max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache)
-    ingested = run_ingest(s, store, inputs, console=err, client=client)
-    generate_distinct(s, store, client)
-    exported = run_export(s, store, out_dir)
-    out.print(f"dataset: {exported['records']} records -> {exported['path']}")
-    _print_graph_location(s, store)
-    raise typer.Exit(1 if ingested.get("failed") or ingested.get("partial") else 0)
+    ctx = state.context(max_calls=max_calls, budget_tokens=budget_tokens, no_cache=no_cache)
+    ingested = ingest_stage(ctx, inputs)
+    generate_distinct(ctx)
+    export_stage(ctx, out_dir)
+    _print_graph_location(ctx)
+    raise typer.Exit(1 if ingested.failed or ingested.partial else 0)
 
 
 MAX_TOP_UPS = 5  # generate + dedup rounds after the first; each must add a distinct chain
 
 
-def generate_distinct(s: Settings, store, client) -> int:
+def generate_distinct(ctx: RunContext) -> int:
     """Generate, dedup, and top up until [generate] n distinct accepted chains
     (the records the dataset gets) exist or a round adds none (the graph ran
     dry); says which. Returns the distinct chains."""
     from builders.chains.generate import run_generate
     from builders.dedup import run_dedup
 
-    want = s.generate.n
+    want = ctx.settings.generate.n
     distinct = 0
     for _ in range(1 + MAX_TOP_UPS):
-        generated = run_generate(s, store, console=err, client=client)
-        if generated.get("llm_unavailable"):
+        generated = run_generate(ctx)
+        if generated.llm_unavailable:
             raise typer.Exit(1)  # exporting now would publish a partial dataset as if it were done
-        deduped = run_dedup(s, store)
-        out.print(f"dedup: {deduped['duplicates']} duplicates marked in {deduped['groups']} groups")
-        before, distinct = distinct, store.run("count_distinct_accepted")[0]["n"]
-        added = sum(generated.get("accepted_by_type", {}).values())
+        deduped = run_dedup(ctx)
+        out.print(f"dedup: {deduped.duplicates} duplicates marked in {deduped.groups} groups")
+        before, distinct = distinct, ctx.store.run("count_distinct_accepted")[0]["n"]
+        added = sum(generated.accepted.values())
         if distinct >= want or added == 0 or distinct <= before:
             break
         err.print(f"build: {distinct} distinct chains of {want} after dedup; generating {want - distinct} more",
@@ -235,7 +235,8 @@ def generate_distinct(s: Settings, store, client) -> int:
     return distinct
 
 
-def _print_graph_location(s: Settings, store) -> None:
+def _print_graph_location(ctx: RunContext) -> None:
+    s, store = ctx.settings, ctx.store
     if store.name == "falkordb":
         out.print(f"graph:   embedded FalkorDB in {s.store.data_dir.resolve()} "
                   f"(explore: hopgraph --data-dir {s.store.data_dir} audit --explain <chain id>, "

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.ids import content_id
-from kg.text import split_sentences as _split_sentences
+from kg.text import split_sentences
 
 log = logging.getLogger("hopgraph.keypoints")
 
@@ -84,11 +84,6 @@ class KeypointResult:
 
 
 # Public helpers -------------------------------------------------------------
-def split_sentences(text: str) -> list[str]:
-    """Sentences with whitespace collapsed (PDF text keeps its line breaks)."""
-    return _split_sentences(text, collapse_whitespace=True)
-
-
 def is_self_contained(keypoint: str) -> bool:
     """False for a keypoint that opens with a bare pronoun or vague reference."""
     m = _FIRST_WORD.match(_LEADING_JUNK.sub("", keypoint).lstrip("\"'"))
@@ -349,7 +344,7 @@ def _offline_keypoints(s: _Source, entity_names: dict[str, list[str]], limit: in
         return []
     matcher = EntityMatcher(names)
     out: list[str] = []
-    for sentence in split_sentences(s.text):
+    for sentence in split_sentences(s.text, collapse_whitespace=True):  # PDF text keeps its line breaks
         if not (MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS):
             continue
         # Whole sentences only (a chunk cut mid-sentence leaves fragments at

@@ -13,14 +13,13 @@ from urllib.parse import unquote
 from kg.ids import sha256_bytes
 from kg.enrich.references import caption_label
 from kg.ingest.roles import assign_roles
-from kg.ingest.tables import grid_markdown, table_grid
+from kg.ingest.tables import grid_markdown, is_separator_row, table_grid
 from kg.ingest.text import decode_utf8, make_title, read_bytes, save_asset
 from kg.models import Block, ImageRef, ParsedDocument
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT_RE = re.compile(r"^\s*(=+|-+)\s*$")
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_TABLE_SEP_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _IMAGE_RE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"']([^\"']*)[\"'])?\s*\)")
 _SECTION_RE = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S")
 
@@ -92,7 +91,7 @@ def _raw_blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
             level = 1 if line.strip().startswith("=") else 2
             out.append(("heading", [f"{level}\x1f{para[0].strip()}"]))
             para.clear()
-        elif "|" in line and i + 1 < len(lines) and _TABLE_SEP_RE.match(lines[i + 1]):
+        elif "|" in line and i + 1 < len(lines) and is_separator_row(lines[i + 1]):
             flush()
             j = i + 2
             while j < len(lines) and "|" in lines[j] and lines[j].strip():

@@ -30,6 +30,11 @@ _PLACEHOLDER_HEADER_RE = re.compile(r"^Col\d+$")
 _CONTINUES_RE = re.compile(r"(?:[=,;:\-–(]|\band|\bor|\bof|\bto|\bthe)$")
 
 
+def is_separator_row(line: str) -> bool:
+    """The `| --- | :---: |` line under a markdown table's header."""
+    return bool(_SEPARATOR_RE.match(line))
+
+
 @dataclass
 class Cell:
     """One data cell: "what is the <column_label> of <row_label>?" -> value."""
@@ -82,7 +87,7 @@ def _markdown_rows(markdown: str) -> tuple[list[str], list[list[str]]]:
     """Raw (header cells, data rows) of the first markdown table in the text."""
     lines = markdown.splitlines()
     for i in range(len(lines) - 1):
-        if "|" in lines[i] and _SEPARATOR_RE.match(lines[i + 1]):
+        if "|" in lines[i] and is_separator_row(lines[i + 1]):
             width = len(_split_row(lines[i + 1]))
             rows = []
             for line in lines[i + 2:]:

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from kg.atomic_write import atomic_write_text
 from kg.llm.structured import FORMAT_MODES, FormatMode
 
 FILE_NAME = "llm_capabilities.json"
@@ -105,10 +104,7 @@ class CapabilityStore:
 
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".llm_capabilities.")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, sort_keys=True)
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, json.dumps(data, indent=1, sort_keys=True))
 
 
 class EndpointProfile:

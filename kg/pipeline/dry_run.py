@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+
+from rich.console import Console
 
 from kg.config import Settings
 from kg.ids import sha256_bytes
 from kg.models import IngestError
 
 
-def estimate_ingest(settings: Settings, files: list[Path], done: dict, do_kp: bool, do_desc: bool, console) -> dict:
+@dataclass
+class IngestEstimate:
+    """What `ingest --dry-run` found: LLM calls and tokens the run would spend."""
+
+    calls: int = 0
+    tokens: int = 0
+    incomplete = False  # nothing was meant to be written: nothing is missing
+
+    def to_dict(self) -> dict:
+        return {"dry_run": True, "calls": self.calls, "tokens": self.tokens}
+
+
+def estimate_ingest(settings: Settings, files: list[Path], done: dict, do_kp: bool, do_desc: bool,
+                    console: Console) -> IngestEstimate:
     """Estimate the LLM calls and tokens ingest would make; parse, but write and spend nothing."""
     from kg.ingest import read_document
     from kg.enrich.chunking import chunk_document
 
     if not settings.llm_configured:
         console.print("ingest --dry-run: no LLM configured; offline ingest makes no LLM call")
-        return {"dry_run": True, "calls": 0, "tokens_in": 0}
+        return IngestEstimate()
     import tempfile
 
     calls = tokens = 0
@@ -40,4 +56,4 @@ def estimate_ingest(settings: Settings, files: list[Path], done: dict, do_kp: bo
     calls += 1  # domain and persona
     tokens += 400
     console.print(f"ingest --dry-run: about {calls} LLM calls and {tokens} tokens (nothing spent, nothing written)")
-    return {"dry_run": True, "calls": calls, "tokens": tokens}
+    return IngestEstimate(calls, tokens)

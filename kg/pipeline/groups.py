@@ -51,6 +51,22 @@ from kg.pipeline.timings import StageTimes
 PlanItem = tuple[Path, str, int]  # (file, doc id, size in bytes)
 
 
+HUGE_BYTES = 4_000_000  # a file this large takes minutes: the others are not kept waiting for it
+
+
+def plan_order(todo: list[tuple[Path, str, int]]) -> list[tuple[Path, str, int]]:
+    """Largest file first: the first is parsed while the models load, and the
+    run ends on small files, whose keypoint calls (the tail no compute
+    overlaps) are few. Huge files (HUGE_BYTES) go last, smallest first, so
+    a run stopped early (a time limit, Ctrl-C) has written the small files
+    rather than part of one huge file. Ties by path, so every executor
+    writes in one order."""
+    huge = [item for item in todo if item[2] > HUGE_BYTES]
+    rest = [item for item in todo if item[2] <= HUGE_BYTES]
+    return (sorted(rest, key=lambda item: (-item[2], str(item[0])))
+            + sorted(huge, key=lambda item: (item[2], str(item[0]))))
+
+
 def plan_groups(todo: Sequence[PlanItem], max_bytes: int, max_docs: int) -> list[list[PlanItem]]:
     """Consecutive files while their total size stays within max_bytes and
     their number within max_docs; a larger file is a group of its own.
@@ -154,6 +170,7 @@ class StartedGroup:
     ready: list[tuple[Path, str, PreparedDocument]] = field(default_factory=list)
     one_by_one: list[tuple[Path, str, ParsedDocument]] = field(default_factory=list)  # after a group-wide failure
     mentions: Future | None = None  # (mentions of every chunk of `ready`, seconds)
+    found: list | None = None  # the mentions of every chunk of `ready`, found already (on Ray workers)
 
 
 def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None]) -> StartedGroup:
@@ -200,15 +217,14 @@ def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
     prepared = [p for _, _, p in started.ready]
     texts = [c.text for p in prepared for c in p.chunks]
     try:
-        found = None
-        if started.mentions is not None:
+        found = started.found
+        if found is None and started.mentions is not None:
             try:
                 found, seconds = started.mentions.result()
             except Exception:  # the entity process died: found here instead
                 found = None
             else:
-                if seconds:  # 0: found on Ray workers, whose timings come with their documents
-                    ingestor.times.add("entities", seconds, len(texts))
+                ingestor.times.add("entities", seconds, len(texts))
         if found is None:
             with ingestor.times.stage("entities", items=len(texts)):
                 found = ingestor.extractor.extract_many(texts)
@@ -237,7 +253,13 @@ def ingest_group(ingestor: Any, group: list[PlanItem], parses: list[Future | Non
 def _one_by_one(ingestor: Any, path: Path, doc_id: str, parsed: ParsedDocument) -> DocReport:
     parse: Future = Future()
     parse.set_result((parsed, 0.0))  # parsed already (and timed)
+    return ingest_one(ingestor, path, doc_id, parse)
+
+
+def ingest_one(ingestor: Any, path: Path, doc_id: str, pending_parse: Future | None,
+               prepared: PreparedDocument | None = None) -> DocReport:
+    """One file through Ingestor.ingest_document; its failure is its own report, the run goes on."""
     try:
-        return ingestor.ingest_document(path, doc_id, parse)
-    except Exception as exc:
+        return ingestor.ingest_document(path, doc_id, pending_parse, prepared)
+    except Exception as exc:  # a bad file or a library failure on one file must not stop the run
         return failure_report(ingestor.settings, path, exc)

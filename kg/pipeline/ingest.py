@@ -16,17 +16,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich.console import Console
+
 from kg.config import Settings
+from kg.context import RunContext
+from kg.llm.client import LLMClient
 from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
-from kg.pipeline.dry_run import estimate_ingest
-from kg.pipeline.files import DocReport, collect_files, failure_report
+from kg.pipeline.dry_run import IngestEstimate, estimate_ingest
+from kg.pipeline.files import DocReport, collect_files
 from kg.pipeline.lifecycle import CorpusChanges, apply_changes, drop_orphans, plan_documents, print_changes
 from kg.pipeline.entity_process import EntityProcess
-from kg.pipeline.groups import StartedGroup, finish_group, plan_groups, start_group, submit_entities
+from kg.pipeline.groups import (StartedGroup, finish_group, ingest_one, plan_groups, plan_order, start_group,
+                                submit_entities)
 from kg.pipeline.prefetch import Prefetcher
 from kg.pipeline.progress import Progress
-from kg.pipeline.report import print_report
+from kg.pipeline.report import IngestSummary, print_report
+from kg.runs import RunManifest
 
 PARSE_AHEAD = 2  # groups parsed ahead of the one being embedded
 
@@ -42,35 +48,28 @@ class IngestPlan:
     changes: CorpusChanges = field(default_factory=CorpusChanges)  # moved, replaced and removed documents
 
 
-def run_ingest(settings: Settings, store, paths: list[Path], keypoints=None, describe_images=None,
-               max_calls=None, budget_tokens=None, no_cache=False, dry_run=False, console=None,
-               client=None, profile: bool = False, sync: bool = False) -> dict:
-    """Ingest files into the graph; returns the run summary. Idempotent and resumable.
+def run_ingest(ctx: RunContext, paths: list[Path], keypoints: bool | None = None,
+               describe_images: bool | None = None, profile: bool = False,
+               sync: bool = False) -> IngestSummary | IngestEstimate:
+    """Ingest files into the graph; returns what the run did. Idempotent and resumable.
 
-    `client` lets a caller (`build`) share one LLM client, and so one budget,
-    across stages; without it one is opened when an LLM is configured.
-    settings.ingest.executor "ray" runs the per-document text work as Ray
-    tasks (kg.pipeline.ray_executor); everything else is the same. `profile`
-    prints the stage timings (they are in the run manifest either way).
-    `sync` also removes the documents under the given folders whose files are gone.
+    The context brings the store, the run's LLM client and budget (shared by
+    every stage of `build`) and the console. keypoints / describe_images:
+    None follows [ingest]. settings.ingest.executor "ray" runs the
+    per-document text work as Ray tasks (kg.pipeline.ray_executor);
+    everything else is the same. `profile` prints the stage timings (they
+    are in the run manifest either way). `sync` also removes the documents
+    under the given folders whose files are gone. A dry run estimates.
     """
-    from rich.console import Console
-
-    from kg.llm.client import open_client
-    from kg.runs import RunManifest
-
-    console = console or Console(stderr=True)
-    manifest = RunManifest(settings.store.data_dir, "ingest", config=settings)  # started now: "seconds" is the run
+    settings, store, client, console = ctx.settings, ctx.store, ctx.client, ctx.console
+    manifest = ctx.manifest("ingest")  # started now: "seconds" is the run
     do_kp = settings.ingest.keypoints if keypoints is None else keypoints
     do_desc = settings.ingest.describe_images if describe_images is None else describe_images
-    if client is None:
-        client = open_client(settings, no_cache=no_cache, max_calls=max_calls,
-                             budget_tokens=budget_tokens, dry_run=dry_run)
     started = time.perf_counter()
     known = store.run("document_paths")
     roots = [Path(p) for p in paths if Path(p).is_dir()] if sync else None
-    plan = plan_ingest(settings, [Path(p) for p in paths], known, dry_run, roots)
-    if dry_run:
+    plan = plan_ingest(settings, [Path(p) for p in paths], known, ctx.dry_run, roots)
+    if ctx.dry_run:
         return estimate_ingest(settings, plan.files, {r["id"]: r for r in known}, do_kp, do_desc, console)
     apply_changes(store, plan.changes)  # old versions out before the new ones go in
     ingestor = Ingestor(settings, store, client, do_kp, do_desc, console)
@@ -112,7 +111,7 @@ def plan_ingest(settings: Settings, paths: list[Path], known: list[dict], dry_ru
     return plan
 
 
-def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console, progress: Progress | None = None) -> None:
+def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console: Console, progress: Progress | None = None) -> None:
     """Each new document, largest first (plan_order), in groups (kg.pipeline.groups): small
     files prepared and written together, a large one alone. Two groups are in
     flight: while one's entities are found in the entity process, the next is
@@ -160,7 +159,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console, progress: Pr
                 submit_entities(started, entities)
                 in_flight = started
             else:
-                plan.reports.extend(bar.done([_ingest_one(ingestor, group[0][0], group[0][1], parses[0])]))
+                plan.reports.extend(bar.done([ingest_one(ingestor, group[0][0], group[0][1], parses[0])]))
                 if _stopped(ingestor, console):
                     break
         if in_flight is not None:
@@ -191,22 +190,6 @@ def _parse_options(ingestor: Ingestor, todo: list) -> dict[str, int]:
     return options
 
 
-HUGE_BYTES = 4_000_000  # a file this large takes minutes: the others are not kept waiting for it
-
-
-def plan_order(todo: list[tuple[Path, str, int]]) -> list[tuple[Path, str, int]]:
-    """Largest file first: the first is parsed while the models load, and the
-    run ends on small files, whose keypoint calls (the tail no compute
-    overlaps) are few. Huge files (HUGE_BYTES) go last, smallest first, so
-    a run stopped early (a time limit, Ctrl-C) has written the small files
-    rather than part of one huge file. Ties by path, so every executor
-    writes in one order."""
-    huge = [item for item in todo if item[2] > HUGE_BYTES]
-    rest = [item for item in todo if item[2] <= HUGE_BYTES]
-    return (sorted(rest, key=lambda item: (-item[2], str(item[0])))
-            + sorted(huge, key=lambda item: (item[2], str(item[0]))))
-
-
 class _Bar:
     """The tqdm bar (a terminal) and the progress lines (anything else) as one."""
 
@@ -228,7 +211,7 @@ class _Bar:
         return reports
 
 
-def _stopped(ingestor: Ingestor, console) -> bool:
+def _stopped(ingestor: Ingestor, console: Console) -> bool:
     reason = ingestor.stop_reason()
     if reason:
         console.print(f"ingest: {reason}", highlight=False)
@@ -256,13 +239,6 @@ def _entity_process(ingestor: Ingestor, todo: list, cores: int) -> Iterator[Enti
     entities.close()
 
 
-def _ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse, prepared=None) -> DocReport:
-    try:
-        return ingestor.ingest_document(path, doc_id, pending_parse, prepared)
-    except Exception as exc:  # a bad file or a library failure on one file must not stop the run
-        return failure_report(ingestor.settings, path, exc)
-
-
 def link_written(ingestor: Ingestor, plan: IngestPlan) -> tuple[int, CorpusTopics | None]:
     """SIMILAR_TO and topics for the documents this run wrote, before their
     last keypoints are in: the corpus steps need only the chunks and their
@@ -276,41 +252,45 @@ def link_written(ingestor: Ingestor, plan: IngestPlan) -> tuple[int, CorpusTopic
     return similar, write_topics(ingestor.settings, ingestor.store, ingestor.times)
 
 
-def link_corpus(ingestor: Ingestor, plan: IngestPlan, early: tuple[int, CorpusTopics | None] | None = None) -> dict:
+def link_corpus(ingestor: Ingestor, plan: IngestPlan,
+                early: tuple[int, CorpusTopics | None] | None = None) -> IngestSummary:
     """Corpus-level steps once the documents are in; returns the run summary.
     `early` is what link_written did before the LLM thread was drained."""
     reports = plan.reports
     order = {str(p): i for i, p in enumerate(plan.files)}
     reports.sort(key=lambda r: order.get(r.path, -1))  # report in the order the user gave
     new = [r for r in reports if r.status in ("ingested", "partial")]
-    summary = {"files": len(plan.files) + plan.unusable_inputs,
-               **{status: sum(r.status == status for r in reports)
-                  for status in ("ingested", "unchanged", "partial", "failed")},
-               "not_ingested": sum(r.status in ("pending", "not started") for r in reports),
-               "endpoint_down": bool(ingestor.client is not None and ingestor.client.endpoint_down)}
+    changes = plan.changes
+    summary = IngestSummary(
+        files=len(plan.files) + plan.unusable_inputs,
+        **{status: sum(r.status == status for r in reports)
+           for status in ("ingested", "unchanged", "partial", "failed", "duplicate")},
+        not_ingested=sum(r.status in ("pending", "not started") for r in reports),
+        endpoint_down=bool(ingestor.client is not None and ingestor.client.endpoint_down),
+        moved=len(changes.moved), replaced=len(changes.replaced), removed=len(changes.removed),
+        stale_chains=changes.stale_chains)
     early_similar, topics = early or (0, None)
     later = ingestor.link_similar()  # documents ingested but not linked (an earlier run's)
-    summary["similar_to"] = early_similar + later
-    changes = plan.changes
-    summary.update(moved=len(changes.moved), replaced=len(changes.replaced), removed=len(changes.removed),
-                   duplicate=sum(r.status == "duplicate" for r in reports), stale_chains=changes.stale_chains)
+    summary.similar_to = early_similar + later
     if changes.removals:
-        summary["entities_dropped"] = drop_orphans(ingestor.store)
+        summary.entities_dropped = drop_orphans(ingestor.store)
     if later or (topics is None and (new or changes.removals)):
         topics = write_topics(ingestor.settings, ingestor.store, ingestor.times)
     if topics is not None:
-        summary["topics"] = len(topics.ranked)
+        summary.topics = len(topics.ranked)
         # An endpoint that stopped answering is not asked again: the keyword-based domain.
         client = None if ingestor.stop_reason() else ingestor.client
-        summary.update(write_domain(ingestor.settings, ingestor.store, client, topics))
-    summary["embeddings_computed"] = ingestor.embedder.computed
+        named = write_domain(ingestor.settings, ingestor.store, client, topics)
+        summary.domain, summary.persona = named["domain"], named["persona"]
+    summary.embeddings_computed = ingestor.embedder.computed
     return summary
 
 
-def record_run(manifest, client, plan: IngestPlan, summary: dict, console) -> None:
+def record_run(manifest: RunManifest, client: LLMClient | None, plan: IngestPlan, summary: IngestSummary,
+               console: Console) -> None:
     print_changes(console, plan.changes)
     print_report(console, plan.reports, summary)
-    manifest.set("summary", summary)
+    manifest.set("summary", summary.to_dict())
     manifest.set("documents", [r.__dict__ for r in plan.reports])
     if client is not None:
         manifest.add_llm(client.accounting.to_dict())

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kg.context import RunContext
 from kg.ids import sha256_bytes
 from kg.pipeline.files import DocReport, portable_path
 
@@ -156,10 +157,21 @@ def print_changes(console, changes: CorpusChanges) -> None:
                       "(not exported; `hopgraph generate` makes new ones)", highlight=False)
 
 
-def run_remove(settings, store, paths: list[Path], console) -> dict:
+@dataclass
+class RemoveResult:
+    """What `hopgraph remove` did."""
+
+    removed: int = 0  # documents
+    not_found: int = 0  # paths given that name no stored document
+    stale_chains: int = 0
+    entities_dropped: int = 0
+
+
+def run_remove(ctx: RunContext, paths: list[Path]) -> RemoveResult:
     """`hopgraph remove PATH...`: the documents stored under these paths (a folder: everything in it)."""
     from kg.pipeline.corpus import topics_and_domain
 
+    store, console = ctx.store, ctx.console
     known = store.run("document_paths")
     chosen, missing = [], []
     for path in paths:
@@ -173,12 +185,10 @@ def run_remove(settings, store, paths: list[Path], console) -> dict:
     for path in missing:
         console.print(f"not in the graph: {path}", highlight=False)
     stale = remove_documents(store, [{"id": r["id"], "reason": f"{r['path']} was removed"} for r in chosen])
-    summary = {"removed": len(chosen), "not_found": len(missing), "stale_chains": stale, "entities_dropped": 0}
+    result = RemoveResult(len(chosen), len(missing), stale)
     if chosen:
-        summary["entities_dropped"] = drop_orphans(store)
-        from kg.llm.client import open_client
-
-        summary.update(topics_and_domain(settings, store, open_client(settings)))
+        result.entities_dropped = drop_orphans(store)
+        topics_and_domain(ctx.settings, store, ctx.client)  # the corpus changed: its topics and domain too
     console.print(f"remove: {len(chosen)} documents removed, {stale} chains marked stale, "
-                  f"{summary['entities_dropped']} entities no longer mentioned dropped", highlight=False)
-    return summary
+                  f"{result.entities_dropped} entities no longer mentioned dropped", highlight=False)
+    return result

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import tempfile
 import time
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from kg.errors import ConfigError
 from kg.models import IngestError
 from kg.pipeline.document import Ingestor
 from kg.pipeline.files import DocReport
-from kg.pipeline.groups import plan_groups
+from kg.pipeline.groups import StartedGroup, finish_group, ingest_one, plan_groups, plan_order
 
 
 class DocumentWorker:
@@ -82,8 +81,6 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
     ray = _ray(ingestor.settings.ingest.ray_address)
     from ray.util import ActorPool
 
-    from kg.pipeline.ingest import plan_order
-
     todo = plan_order(plan.todo)  # the local executor's order: same writes, same graph
     ingestor.warm_up()
     n_actors = max(1, min(len(todo), int(ray.available_resources().get("CPU", 1))))
@@ -107,8 +104,6 @@ def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None
 
 def _finish_group(ingestor: Ingestor, group: list, results: list) -> list[DocReport]:
     """A group's worker results written as the local executor writes that group."""
-    from kg.pipeline.groups import finish_group, StartedGroup
-
     if len(group) == 1:
         (path, doc_id, _), (prepared, assets, reason) = group[0], results[0]
         return [_finish(ingestor, path, doc_id, prepared, assets, reason)]
@@ -119,10 +114,9 @@ def _finish_group(ingestor: Ingestor, group: list, results: list) -> list[DocRep
             continue
         _land_assets(ingestor, prepared, assets)
         started.ready.append((path, doc_id, prepared))
-    # the workers found the entities: finish_group only writes and asks for keypoints
-    done: Future = Future()
-    done.set_result(([ms for _, _, p in started.ready for ms in p.mentions], 0.0))
-    started.mentions = done
+    # the workers found the entities (their timings come with their documents):
+    # finish_group only writes and asks for keypoints
+    started.found = [ms for _, _, p in started.ready for ms in p.mentions]
     return finish_group(ingestor, started)
 
 
@@ -138,12 +132,10 @@ def _land_assets(ingestor: Ingestor, prepared: Any, assets: dict[str, bytes]) ->
 
 def _finish(ingestor: Ingestor, path: Path, doc_id: str, prepared: Any, assets: dict[str, bytes],
             reason: str) -> DocReport:
-    from kg.pipeline.ingest import _ingest_one
-
     if prepared is None:
         return DocReport(str(path), "failed", reason)
     _land_assets(ingestor, prepared, assets)
-    return _ingest_one(ingestor, path, doc_id, None, prepared)
+    return ingest_one(ingestor, path, doc_id, None, prepared)
 
 
 def _ray(address: str | None) -> Any:

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import queries
+from kg.store import named_queries
 
 # (label, key) pairs that get a lookup index: every MERGE matches on `id`.
 INDEXED_LABELS = (
@@ -26,7 +26,7 @@ class GraphStore(ABC):
     # ---- queries -------------------------------------------------------
     def run(self, query_name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a named query from cypher/ and return its rows as dicts."""
-        return self.run_text(queries.get(query_name).text, params or {})
+        return self.run_text(named_queries.get(query_name).text, params or {})
 
     @abstractmethod
     def run_text(self, text: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -41,7 +41,7 @@ class GraphStore(ABC):
         """
         rows = dedupe_rows(rows, key)
         size = batch_size or self.batch_size
-        text = queries.get(query_name).text
+        text = named_queries.get(query_name).text
         for start in range(0, len(rows), size):
             self._write_batch(text, rows[start:start + size])
         return len(rows)

@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-import queries
+from kg.store import named_queries
 from kg.errors import StoreError
 from kg.store.base import INDEXED_LABELS, GraphStore
 
@@ -44,7 +44,7 @@ def sync_query(name: str, **names: str) -> str:
     names; anything outside KNOWN_LABELS / KNOWN_TYPES is refused, so no
     data-derived string ever reaches query text.
     """
-    text = queries.get(name).text
+    text = named_queries.get(name).text
     for role, value in names.items():
         if role not in _PLACEHOLDERS:
             raise ValueError(f"unknown placeholder role {role!r}")

@@ -8,8 +8,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from builders.dedup import find_duplicates, jaccard, run_dedup
+from builders.dedup import DedupResult, find_duplicates, jaccard, run_dedup
 from kg.config import Settings
+from kg.context import RunContext
 
 
 @pytest.fixture(scope="module")
@@ -90,10 +91,10 @@ def test_paraphrases_are_duplicates_and_distinct_chains_sharing_a_document_are_n
     plant_corpus(falkor_store)
     write_chains(falkor_store, PLANTED)
 
-    report = run_dedup(settings(tmp_path), falkor_store, embedder=embedder)
+    report = run_dedup(RunContext.open(settings(tmp_path), falkor_store), embedder=embedder)
 
-    assert report == {"chains": 5, "groups": report["groups"], "duplicates": 1, "merged": 1, "llm_merged": 0}
-    assert report["groups"] >= 1
+    assert report == DedupResult(chains=5, groups=report.groups, duplicates=1, merged=1, llm_merged=0)
+    assert report.groups >= 1
     assert statuses(falkor_store) == {"A": "duplicate", "B": "accepted", "C": "accepted", "D": "accepted",
                                       "E": "accepted", "R": "rejected"}
     # The better-verified B is kept; same answer and evidence: score ~ 0.6 * 1 + 0.4 * 1.
@@ -106,16 +107,16 @@ def test_dedup_is_idempotent_and_recomputes_from_scratch(falkor_store, embedder,
     write_chains(falkor_store, PLANTED)
     s = settings(tmp_path)
 
-    first = run_dedup(s, falkor_store, embedder=embedder)
+    first = run_dedup(RunContext.open(s, falkor_store), embedder=embedder)
     state1 = (statuses(falkor_store), duplicate_edges(falkor_store))
-    second = run_dedup(s, falkor_store, embedder=embedder)
+    second = run_dedup(RunContext.open(s, falkor_store), embedder=embedder)
     assert second == first
     assert (statuses(falkor_store), duplicate_edges(falkor_store)) == state1
     assert falkor_store.counts()["relationships"]["DUPLICATE_OF"] == 1
 
     # A's verification improves: the next run flips who is kept, leaving no stale edge behind.
     falkor_store.write("upsert_chains", [{"id": "A", "score": 0.99}])
-    run_dedup(s, falkor_store, embedder=embedder)
+    run_dedup(RunContext.open(s, falkor_store), embedder=embedder)
     assert statuses(falkor_store)["A"] == "accepted"
     assert statuses(falkor_store)["B"] == "duplicate"
     assert [e[:2] for e in duplicate_edges(falkor_store)] == [("B", "A")]
@@ -125,7 +126,7 @@ def test_a_stale_duplicate_status_without_an_edge_is_reset(falkor_store, embedde
     plant_corpus(falkor_store)
     write_chains(falkor_store, PLANTED)
     falkor_store.write("set_chain_status", [{"id": "E", "status": "duplicate", "reject_reason": None}])
-    run_dedup(settings(tmp_path), falkor_store, embedder=embedder)
+    run_dedup(RunContext.open(settings(tmp_path), falkor_store), embedder=embedder)
     assert statuses(falkor_store)["E"] == "accepted"
 
 
@@ -134,23 +135,22 @@ def test_raising_tau_above_the_pair_score_keeps_everything(falkor_store, embedde
     write_chains(falkor_store, PLANTED)
     # Reworded answer: cos("The FAA", "the US Federal Aviation Administration") < 1, so the pair score < 1.
     falkor_store.write("upsert_chains", [{"id": "A", "answer": "The US Federal Aviation Administration"}])
-    report = run_dedup(settings(tmp_path, tau=0.999), falkor_store, embedder=embedder)
-    assert report["duplicates"] == 0
+    report = run_dedup(RunContext.open(settings(tmp_path, tau=0.999), falkor_store), embedder=embedder)
+    assert report.duplicates == 0
     assert "duplicate" not in statuses(falkor_store).values()
 
 
 def test_empty_store_and_single_chain(falkor_store, embedder, tmp_path):
-    assert run_dedup(settings(tmp_path), falkor_store, embedder=embedder) == \
-        {"chains": 0, "groups": 0, "duplicates": 0, "merged": 0, "llm_merged": 0}
+    assert run_dedup(RunContext.open(settings(tmp_path), falkor_store), embedder=embedder) == DedupResult()
     write_chains(falkor_store, PLANTED[:1])
-    assert run_dedup(settings(tmp_path), falkor_store, embedder=embedder)["duplicates"] == 0
+    assert run_dedup(RunContext.open(settings(tmp_path), falkor_store), embedder=embedder).duplicates == 0
 
 
 def test_merging_is_a_hook_not_a_default(falkor_store, embedder, tmp_path):
     plant_corpus(falkor_store)
     write_chains(falkor_store, PLANTED)
-    report = run_dedup(settings(tmp_path), falkor_store, embedder=embedder)
-    assert report["llm_merged"] == 0
+    report = run_dedup(RunContext.open(settings(tmp_path), falkor_store), embedder=embedder)
+    assert report.llm_merged == 0
 
     seen = []
 
@@ -158,9 +158,9 @@ def test_merging_is_a_hook_not_a_default(falkor_store, embedder, tmp_path):
         seen.append((kept["id"], [d["id"] for d in dups]))
         return {"question": "Which US agency issued the 737 MAX airworthiness directive?", "answer": "The FAA"}
 
-    report = run_dedup(settings(tmp_path), falkor_store, embedder=embedder, merge_hook=hook)
+    report = run_dedup(RunContext.open(settings(tmp_path), falkor_store), embedder=embedder, merge_hook=hook)
     assert seen == [("B", ["A"])]
-    assert report["llm_merged"] == 1
+    assert report.llm_merged == 1
     row = falkor_store.run_text("MATCH (c:Chain {id: 'B'}) RETURN c.question AS q, c.merged_from AS m")[0]
     assert row == {"q": "Which US agency issued the 737 MAX airworthiness directive?", "m": ["A"]}
 
@@ -259,10 +259,10 @@ def test_llm_merge_setting_rewrites_the_kept_chain_once(falkor_store, embedder, 
         s = settings(tmp_path, llm_merge=True)
         s.llm.base_url = server.base_url
         s.llm.verifier_model = f"merge-{tmp_path.name}"
-        report = run_dedup(s, falkor_store, embedder=embedder)
-        assert report["llm_merged"] == 1 and len(server.chat_requests) == 1
+        report = run_dedup(RunContext.open(s, falkor_store), embedder=embedder)
+        assert report.llm_merged == 1 and len(server.chat_requests) == 1
         assert "merge two questions" in server.chat_requests[0].messages[0]["content"]
         row = falkor_store.run_text("MATCH (c:Chain {id: 'B'}) RETURN c.question AS q, c.merged_from AS m")[0]
         assert row == {"q": merged["question"], "m": ["A"]}
-        assert run_dedup(s, falkor_store, embedder=embedder)["duplicates"] == 1
+        assert run_dedup(RunContext.open(s, falkor_store), embedder=embedder).duplicates == 1
         assert len(server.chat_requests) == 1  # merged from A already: no second call

@@ -9,6 +9,7 @@ import pytest
 from testing_support import make_settings
 from kg.pipeline import run_ingest
 from kg.store.falkor import FalkorStore
+from kg.context import RunContext
 from tests.hopgraph.faults_support import WIKI_DIR, wiki_docs
 
 pytestmark = [pytest.mark.timeout(900),
@@ -28,7 +29,7 @@ def graph(tmp_path, monkeypatch, shared_embedding_cache):
     settings.generate.types = ["text_chain"]
     store = FalkorStore(settings.store.data_dir, graph="test")
     store.ensure_schema()
-    run_ingest(settings, store, [tmp_path / "docs"], console=Quiet())
+    run_ingest(RunContext.open(settings, store, console=Quiet()), [tmp_path / "docs"])
     yield settings, store
     store.close()
     store.server.stop()
@@ -39,12 +40,12 @@ def test_duplicates_do_not_count_toward_n(graph):
 
     settings, store = graph
     settings.generate.n = 3
-    first = run_generate(settings, store, console=Quiet())
-    made = sum(first["accepted_by_type"].values())
+    first = run_generate(RunContext.open(settings, store, console=Quiet()))
+    made = sum(first.accepted.values())
     assert made >= 2, "the graph gave too few chains to test with"
     store.run_text("MATCH (c:Chain {status: 'accepted'}) WITH c ORDER BY c.id LIMIT 1 SET c.status = 'duplicate'")
-    again = run_generate(settings, store, console=Quiet())
-    assert again["accepted_before"] == made - 1  # the duplicate is not a record
+    again = run_generate(RunContext.open(settings, store, console=Quiet()))
+    assert again.already == made - 1  # the duplicate is not a record
 
 
 def test_build_tops_up_to_n_distinct_or_says_the_graph_ran_dry(graph, capsys):
@@ -52,7 +53,7 @@ def test_build_tops_up_to_n_distinct_or_says_the_graph_ran_dry(graph, capsys):
 
     settings, store = graph
     settings.generate.n = 4
-    distinct = generate_distinct(settings, store, None)
+    distinct = generate_distinct(RunContext(settings, store))
     said = capsys.readouterr()
     assert distinct == store.run("count_distinct_accepted")[0]["n"]
     if distinct >= 4:

@@ -55,6 +55,15 @@ def test_bad_value_names_the_key(tmp_path):
     assert_one_line_error(run(["config", "show"], tmp_path), "store.backend")
 
 
+def test_bad_generate_options_name_the_key_before_any_work(tmp_path):
+    # checked by the settings model, as the same keys in hopgraph.toml are
+    assert_one_line_error(run(["generate", "--types", "text_chan"], tmp_path),
+                          "generate.types: unknown chain type 'text_chan'; choose from text_chain")
+    assert_one_line_error(run(["generate", "--min-hops", "4", "--max-hops", "2"], tmp_path),
+                          "generate: min_hops (4) is above max_hops (2)")
+    assert_one_line_error(run(["ingest", "x", "--executor", "dask"], tmp_path), "ingest.executor")
+
+
 def test_environment_overrides_the_file_and_secrets_are_masked(tmp_path):
     (tmp_path / "hopgraph.toml").write_text("[similarity]\nk = 3\n")
     proc = run(["config", "show", "--json"], tmp_path,

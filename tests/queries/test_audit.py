@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import queries
+from kg.store import named_queries
 from queries.audit import audit_names, audit_rows, explain_chain, run_audits
 
 AUDITS = {"broken_bridge", "shortcut", "redundant_hop", "failed_necessity", "type_mismatch",
@@ -45,7 +45,7 @@ def fired(store) -> dict[str, set[str]]:
 def test_every_audit_is_shipped_with_a_description():
     assert set(audit_names()) == AUDITS
     for name in AUDITS:
-        q = queries.get(f"audits/{name}")
+        q = named_queries.get(f"audits/{name}")
         assert len(q.description) > 80, f"{name}: the comment block should say what it checks and why"
         assert "chain_id" in q.text and "reason" in q.text
 

@@ -12,7 +12,7 @@ belongs to which caption.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,11 +22,11 @@ from kg.ids import sha256_bytes
 from kg.ingest.pdf.figures import MIN_IMAGE_PX, drop_figure_labels, fill_nearby_text, image_page_counts, page_figures
 from kg.ingest.pdf.furniture import drop_furniture
 from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading_sizes
-from kg.ingest.pdf.layout import collect_page
 from kg.ingest.pdf.order import reading_order, to_block
 from kg.ingest.pdf.tables import attach_table_captions
 from kg.ingest.pdf.title import heading_title, meaningful_metadata_title
 from kg.ingest.pdf.types import RawPage
+from kg.ingest.pdf.workers import collect_pages
 from kg.ingest.roles import assign_roles
 from kg.ingest.text import read_bytes
 from kg.models import Block, ImageRef, IngestError, ParsedDocument
@@ -37,8 +37,6 @@ def read_pdf(path: Path, assets_dir: Path, min_image_px: int = MIN_IMAGE_PX, wor
 
     workers: processes for pass 1 (0: one per CPU; 1: in this process).
     """
-    from kg.ingest.pdf.workers import collect_pages
-
     path = Path(path)
     data = read_bytes(path)
     with _reading(data) as doc:
@@ -72,13 +70,6 @@ def _reading(data: bytes) -> Iterator[pymupdf.Document]:
         raise IngestError(f"not a valid PDF: {short_reason(exc)}") from None
     finally:
         doc.close()
-
-
-def parse_pages(path: Path | str, pages: Sequence[int]) -> list[RawPage]:
-    """Pass 1 for some pages (0-based numbers) of the PDF at path; a pure
-    function of its arguments, so any process can run it."""
-    with pymupdf.open(path) as doc:
-        return [collect_page(doc[number]) for number in pages]
 
 
 def short_reason(exc: BaseException) -> str:

@@ -17,10 +17,12 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Sequence
 from pathlib import Path
 
 import pymupdf
 
+from kg.ingest.pdf.layout import collect_page
 from kg.ingest.pdf.types import RawPage
 from kg.processes import die_with_parent
 
@@ -72,12 +74,16 @@ def page_batches(page_count: int, workers: int) -> list[list[int]]:
     return [list(range(start, min(start + size, page_count))) for start in range(0, page_count, size)]
 
 
+def parse_pages(path: Path | str, pages: Sequence[int]) -> list[RawPage]:
+    """Pass 1 for some pages (0-based numbers) of the PDF at path; a pure
+    function of its arguments, so any process can run it."""
+    with pymupdf.open(path) as doc:
+        return [collect_page(doc[number]) for number in pages]
+
+
 def collect_pages(path: Path, doc: pymupdf.Document, workers: int = 0) -> list[RawPage]:
     """Pass 1 of every page, in page order: in worker processes when the
     document has enough pages, else here on the open doc."""
-    from kg.ingest.pdf.layout import collect_page
-    from kg.ingest.pdf.reader import parse_pages
-
     workers = workers or default_workers()
     used = min(workers, doc.page_count // MIN_PAGES_PER_WORKER)
     if used <= 1:

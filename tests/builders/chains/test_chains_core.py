@@ -11,6 +11,7 @@ import pytest
 
 from tests.builders.chains.synthetic import FURNITURE, build_synthetic_corpus
 from testing_support import make_settings
+from kg.context import RunContext
 
 
 class Quiet:
@@ -184,10 +185,10 @@ def test_generate_offline_on_the_synthetic_corpus(synthetic):
     from builders.stats import dataset_stats
 
     settings, store = synthetic
-    report = run_generate(settings, store, console=Quiet())
-    accepted = sum(report["accepted_by_type"].values())
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
+    accepted = sum(report.accepted.values())
     assert accepted >= 2, report
-    hist = {int(k): v for k, v in report["hops_histogram"].items()}
+    hist = {int(k): v for k, v in report.hops.items()}
     assert sum(k * v for k, v in hist.items()) / accepted >= 3.0, hist  # long chains come first
     chains = [r["chain"] for r in store.run("chains_for_export") if r["chain"]["status"] == "accepted"]
     for chain in chains:
@@ -201,5 +202,5 @@ def test_generate_offline_on_the_synthetic_corpus(synthetic):
     assert quality["average_hops"] >= 3.0 and quality["share_3plus_hops"] >= 0.3
     assert quality["median_bridge_df"] >= 1.0
     # Resumable: a re-run with the same n adds nothing.
-    again = run_generate(settings, store, console=Quiet())
-    assert sum(again["accepted_by_type"].values()) == 0
+    again = run_generate(RunContext.open(settings, store, console=Quiet()))
+    assert sum(again.accepted.values()) == 0

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from testing_support import PDF_DIR, needs_corpus
+from kg.context import RunContext
 
 pytestmark = [needs_corpus, pytest.mark.timeout(900)]
 
@@ -51,8 +52,8 @@ def corpus(tmp_path_factory):
     settings = make_settings(data_dir)
     store = FalkorStore(data_dir)
     store.ensure_schema()
-    summary = run_ingest(settings, store, [PDF_DIR / p for p in PDFS], console=Quiet())
-    assert summary["ingested"] == len(PDFS), summary
+    summary = run_ingest(RunContext.open(settings, store, console=Quiet()), [PDF_DIR / p for p in PDFS])
+    assert summary.ingested == len(PDFS), summary
     yield settings, store
     store.close()
     store.server.stop()
@@ -63,7 +64,7 @@ def generated(corpus):
     from builders.chains.generate import run_generate
 
     settings, store = corpus
-    report = run_generate(settings, store, console=Quiet())
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
     return report
 
 
@@ -114,7 +115,7 @@ def test_generate_accepts_text_and_image_chains(corpus, generated):
     by_type = Counter(c["graph_type"] for c in got)
     assert by_type["text_chain"] >= 1, by_type
     assert any(by_type[t] for t in IMAGE_TYPES), by_type
-    assert sum(generated["accepted_by_type"].values()) == N
+    assert sum(generated.accepted.values()) == N
     for c in got:
         assert c["generator"] == "offline"
         assert json.loads(c["prompt_versions"]) == {"verbalize": "offline-2"}
@@ -216,14 +217,14 @@ def test_rerun_adds_nothing_and_raising_n_tops_up(corpus, generated):
     settings, store = corpus
     before = Counter(c["status"] for c in chains(store))
     ids_before = {c["id"] for c in chains(store)}
-    report = run_generate(settings, store, console=Quiet())
-    assert report["accepted_by_type"] == {} and report["accepted_before"] == N
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
+    assert report.accepted == {} and report.already == N
     assert Counter(c["status"] for c in chains(store)) == before
 
     settings.generate.n = N + 6
-    report = run_generate(settings, store, console=Quiet())
+    report = run_generate(RunContext.open(settings, store, console=Quiet()))
     after = chains(store)
-    assert sum(report["accepted_by_type"].values()) == 6
+    assert sum(report.accepted.values()) == 6
     assert sum(c["status"] == "accepted" for c in after) == N + 6
     assert ids_before <= {c["id"] for c in after}
     assert len({c["id"] for c in after}) == len(after), "chain ids are unique"

@@ -23,6 +23,7 @@ import pytest
 from testing_support import CORPUS, PDF_DIR, ROOT, needs_corpus
 from tests.fake_llm import FakeLLM, body_key, task_of
 from tests.llm_server import ScriptedLLMServer
+from kg.context import RunContext
 
 pytestmark = [needs_corpus, pytest.mark.timeout(900)]
 
@@ -67,9 +68,8 @@ def template(tmp_path_factory) -> Path:
     store = FalkorStore(data_dir)
     store.ensure_schema()
     try:
-        summary = run_ingest(settings, store, [PDF_DIR / "manual_faa_amt_handbook_sample.pdf", *wiki_files()],
-                             console=Quiet())
-        assert summary["failed"] == 0 and summary["ingested"] == N_WIKI + 1, summary
+        summary = run_ingest(RunContext.open(settings, store, console=Quiet()), [PDF_DIR / "manual_faa_amt_handbook_sample.pdf", *wiki_files()])
+        assert summary.failed == 0 and summary.ingested == N_WIKI + 1, summary
     finally:
         store.close()
         store.server.stop()
@@ -134,12 +134,12 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
         # n within what the strict pre-check leaves on this corpus (about 5 distinct chains)
         settings = make_settings(workdir / ".hopgraph", server.base_url, n=4)
         store = open_store(settings.store.data_dir)
-        report = run_generate(settings, store, console=Quiet())
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
         reqs = chain_requests(server)
 
     got = chains(store)
     ok = [c for c in got if c["status"] == "accepted"]
-    assert len(ok) == 4 and sum(report["accepted_by_type"].values()) == 4, report
+    assert len(ok) == 4 and sum(report.accepted.values()) == 4, report
     versions = {t: load_prompt(t).version for t in CHAIN_TASKS}
     for c in ok:
         assert c["generator"] == GEN_MODEL
@@ -159,7 +159,7 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
     assert {r.model for r in reqs if task_of(r.body) == "verify_chain"} == {VER_MODEL}
     # Every call of generate is counted: the chains' and the domain named at generate time
     # (the template was ingested offline).
-    assert report["llm"]["total"]["calls"] == len(server.chat_requests) == len(reqs) + 1
+    assert report.llm["total"]["calls"] == len(server.chat_requests) == len(reqs) + 1
     assert fake.calls["domain_persona"] == 1
     from tests.fake_llm import user_text
 
@@ -176,9 +176,9 @@ def test_llm_generate_two_calls_per_chain(workdir, open_store):
     # A re-run with the same n sends nothing.
     with ScriptedLLMServer(responder=FakeLLM()) as again:
         settings.llm.base_url = again.base_url
-        report2 = run_generate(settings, store, console=Quiet())
+        report2 = run_generate(RunContext.open(settings, store, console=Quiet()))
         assert again.chat_requests == []
-    assert report2["accepted_before"] == 4
+    assert report2.already == 4
 
 
 def test_unneeded_hop_is_shrunk_or_rejected(workdir, open_store):
@@ -194,7 +194,7 @@ def test_unneeded_hop_is_shrunk_or_rejected(workdir, open_store):
         settings.generate.min_hops, settings.generate.max_hops = 2, 3
         store = open_store(settings.store.data_dir)
         # The shrink mechanics, not the pre-check: strict walks find no 3-hop chain on this corpus.
-        run_generate(settings, store, console=Quiet(), strict=False)
+        run_generate(RunContext.open(settings, store, console=Quiet()), strict=False)
         reqs = chain_requests(server)
 
     three = [r for r in reqs if task_of(r.body) == "verify_chain" and verify_hop_count(r.body) == 3]
@@ -224,7 +224,7 @@ def test_unneeded_hop_with_no_room_to_shrink_is_rejected(workdir, open_store):
         settings.generate.types = ["text_chain"]
         settings.generate.min_hops = settings.generate.max_hops = 3
         store = open_store(settings.store.data_dir)
-        report = run_generate(settings, store, console=Quiet(), strict=False)  # as above
+        report = run_generate(RunContext.open(settings, store, console=Quiet()), strict=False)  # as above
         reqs = chain_requests(server)
     got = chains(store)
     assert got and all(c["status"] == "rejected" for c in got), report
@@ -236,7 +236,7 @@ def test_unneeded_hop_with_no_room_to_shrink_is_rejected(workdir, open_store):
     # One verbalize and one repair per stored chain at most: nothing is
     # re-verbalized when a chain cannot shrink.
     assert len(writes) <= len(got) and len(repairs) <= len(got), "no re-verbalizing when nothing can shrink"
-    gen = report["llm"]["stages"]["generate/generator"]
+    gen = report.llm["stages"]["generate/generator"]
     assert gen["calls"] == len(writes) + len(repairs)
 
 
@@ -251,7 +251,7 @@ def test_hop_0_not_needed_is_repaired_then_shrunk(workdir, open_store):
         settings.generate.types = ["text_chain"]
         settings.generate.min_hops, settings.generate.max_hops = 2, 3
         store = open_store(settings.store.data_dir)
-        report = run_generate(settings, store, console=Quiet())
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
         reqs = list(server.chat_requests)
     chain_reqs = [r for r in reqs if task_of(r.body) in CHAIN_TASKS]
     repairs = [r for r in chain_reqs if is_repair(r.body)]
@@ -271,8 +271,8 @@ def test_hop_0_not_needed_is_repaired_then_shrunk(workdir, open_store):
     assert tasks["verify_chain"] == writes + len(repairs)
     assert len(repairs) == len(got), "one repair per sampled chain, none for its shrunk form"
     assert writes >= len(got)
-    assert report["llm"]["total"]["calls"] == len(reqs)
-    assert report["verbalized"] == len(got) and report["accepted_after_repair"] == 0
+    assert report.llm["total"]["calls"] == len(reqs)
+    assert report.verbalized == len(got) and report.repaired == 0
 
 
 def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
@@ -282,15 +282,15 @@ def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
     with ScriptedLLMServer(responder=fake) as server:
         settings = make_settings(workdir / ".hopgraph", server.base_url, n=3)
         store = open_store(settings.store.data_dir)
-        report = run_generate(settings, store, console=Quiet())
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
         reqs = list(server.chat_requests)
     ok = [c for c in chains(store) if c["status"] == "accepted"]
     assert ok and all(c["repaired"] and c["question"].endswith("(revised)") for c in ok)
-    assert report["accepted_after_repair"] == len(ok)
+    assert report.repaired == len(ok)
     assert all("repair_chain" in json.loads(c["prompt_versions"]) for c in ok)
     # Two calls for the draft, two for the repair, one for the domain: no shrinking was needed.
-    calls = report["llm"]["total"]["calls"]
-    assert calls == len(reqs) and calls <= 4 * report["verbalized"] + 1
+    calls = report.llm["total"]["calls"]
+    assert calls == len(reqs) and calls <= 4 * report.verbalized + 1
     for c in ok:  # the construction figures are on the Chain node
         figures = json.loads(c["construction"])
         assert {"siblings", "rivals", "last_rank", "reason"} <= set(figures) and figures["reason"] == ""
@@ -366,10 +366,10 @@ def test_a_dead_endpoint_writes_nothing_and_the_rerun_recovers(workdir, open_sto
         settings = make_settings(workdir / ".hopgraph", server.base_url, n=3)
         settings.llm.max_retries = 0
         store = open_store(settings.store.data_dir)
-        report = run_generate(settings, store, console=Quiet())
-        assert report["llm_unavailable"]
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
+        assert report.llm_unavailable
         assert chains(store) == []
         server.responder = fake
-        again = run_generate(settings, store, console=Quiet())
-    assert not again["llm_unavailable"]
+        again = run_generate(RunContext.open(settings, store, console=Quiet()))
+    assert not again.llm_unavailable
     assert sum(c["status"] == "accepted" for c in chains(store)) == 3

@@ -10,7 +10,9 @@ import re
 
 import pytest
 
-from builders.chains.necessity import judge, token_f1
+from builders.chains.necessity import judge
+from kg.text import token_f1
+from kg.context import RunContext
 from tests.builders.chains.synthetic import build_synthetic_corpus
 from testing_support import make_settings
 from tests.fake_llm import system_text, user_text
@@ -71,7 +73,7 @@ def test_empirical_necessity_is_recorded_on_the_hops(falkor_store, tmp_path):
         settings.generate.n = 1
         settings.generate.types = ["text_chain"]
         settings.verify.necessity = "empirical"
-        run_generate(settings, falkor_store, console=Quiet())
+        run_generate(RunContext.open(settings, falkor_store, console=Quiet()))
     rows = falkor_store.run("hops_for_export")
     assert rows and verifier.probes
     by_chain: dict[str, list[dict]] = {}

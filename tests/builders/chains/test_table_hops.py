@@ -17,6 +17,7 @@ import pytest
 
 from tests.builders.chains.synthetic import TABLES, build_synthetic_corpus
 from testing_support import make_settings
+from kg.context import RunContext
 
 MARKDOWN = re.compile(r"\||\*\*|<br|__")
 
@@ -164,7 +165,7 @@ def test_generate_writes_and_exports_the_cell(store, tmp_path):
     settings.generate.n = 6
     settings.generate.types = ["text_chain"]
     settings.generate.table_share = 1.0
-    run_generate(settings, store, console=Quiet())
+    run_generate(RunContext.open(settings, store, console=Quiet()))
     hops = [r for r in store.run("quality_hops") if r.get("table_cell")]
     assert hops, "no accepted chain ends in a table hop"
     # The audits re-check what was written: the row label joins the bridge to the table
@@ -179,7 +180,7 @@ def test_generate_writes_and_exports_the_cell(store, tmp_path):
     assert stats["quality"]["question_word_agreement"] == 1.0
 
     out = tmp_path / "out"
-    run_export(settings, store, out)
+    run_export(RunContext(settings, store), out)
     records = [json.loads(line) for line in (out / "dataset.jsonl").read_text().splitlines()]
     table_hops = [s for r in records for s in r["subqa_chain"] if s["table_cell"]]
     assert len(table_hops) == len(hops)
@@ -273,7 +274,7 @@ def test_the_llm_path_asks_for_the_cell_and_writes_it_back(store, tmp_path):
         settings.generate.types = ["text_chain"]
         settings.generate.table_share = 1.0
         settings.generate.variety_share = 1.0  # this test is about the cell request, not variety
-        run_generate(settings, store, console=Quiet())
+        run_generate(RunContext.open(settings, store, console=Quiet()))
     asked = [u for u in writer.verbalize_users if "(the table cell in row" in u]
     assert asked, "no verbalize request named a table cell"
     assert any('(the table cell in row \\"Gulf of Riga\\", column \\"' in u for u in asked)

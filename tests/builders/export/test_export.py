@@ -12,6 +12,7 @@ import pytest
 from builders.export import read_parquet_records, run_export
 from builders.export.records import DatasetRecord, record_json_schema
 from kg.config import Settings
+from kg.context import RunContext
 
 TEXT_ID = "z-text"  # seq 1: first in the file although its id sorts last
 IMAGE_ID = "b-image"  # seq 2
@@ -160,12 +161,12 @@ def _validate(records: list[dict]) -> None:
 def test_export_all_formats(planted, tmp_path):
     store, image = planted
     out = tmp_path / "out"
-    report = run_export(_settings(tmp_path, ("jsonl", "parquet", "hf")), store, out)
+    report = run_export(RunContext(_settings(tmp_path, ("jsonl", "parquet", "hf")), store), out)
 
-    assert report["records"] == 2
-    assert report["path"] == str(out / "dataset.jsonl")
-    assert report["skipped"] == {"rejected": 1, "duplicate": 1, "other": 0}
-    assert report["warnings"] == []
+    assert report.records == 2
+    assert report.path == str(out / "dataset.jsonl")
+    assert report.skipped == {"rejected": 1, "duplicate": 1, "other": 0}
+    assert report.warnings == []
     records = _lines(out / "dataset.jsonl")
     assert [r["id"] for r in records] == [TEXT_ID, IMAGE_ID]  # generation order (seq), not id order
 
@@ -254,7 +255,7 @@ def test_export_all_formats(planted, tmp_path):
     assert stats["by_graph_type"] == {"image_initiated_chain": 1, "text_chain": 1}
     assert stats["hops_histogram"] == {"2": 1, "3": 1}
     assert stats["modality_counts"] == {"image": 1, "text": 4} and stats["modality_share"]["image"] == 0.2
-    for f in report["files"]:
+    for f in report.files:
         assert Path(f).exists(), f
     assert not [p for p in out.rglob("*") if p.name.startswith(".")], "temporary files left behind"
 
@@ -263,47 +264,47 @@ def test_export_is_byte_identical_when_repeated(planted, tmp_path):
     store, _ = planted
     out = tmp_path / "out"
     settings = _settings(tmp_path, ("jsonl", "parquet", "hf"))
-    run_export(settings, store, out)
+    run_export(RunContext(settings, store), out)
     names = ("dataset.jsonl", "record.schema.json", "stats.json", "README.md", "dataset.parquet",
              "plots/hops_by_graph_type.png", "plots/modality_share.png", "images/img1.png")
     first = {n: (out / n).read_bytes() for n in names}
-    report = run_export(settings, store, out)
+    report = run_export(RunContext(settings, store), out)
     assert {n: (out / n).read_bytes() for n in names} == first
-    assert report["records"] == 2 and (out / "hf").is_dir()
+    assert report.records == 2 and (out / "hf").is_dir()
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
 
 
 def test_include_duplicates_and_rejected(planted, tmp_path):
     store, _ = planted
-    report = run_export(_settings(tmp_path, include_duplicates=True), store, tmp_path / "dup")
+    report = run_export(RunContext(_settings(tmp_path, include_duplicates=True), store), tmp_path / "dup")
     records = _lines(tmp_path / "dup" / "dataset.jsonl")
     assert [r["id"] for r in records] == [TEXT_ID, IMAGE_ID, DUPLICATE_ID]
     dup = records[-1]
     assert dup["status"] == "duplicate" and dup["duplicate_of"] == TEXT_ID
-    assert report["skipped"] == {"rejected": 1, "duplicate": 0, "other": 0}
+    assert report.skipped == {"rejected": 1, "duplicate": 0, "other": 0}
     _validate(records)
 
-    report = run_export(_settings(tmp_path, include_rejected=True), store, tmp_path / "rej")
+    report = run_export(RunContext(_settings(tmp_path, include_rejected=True), store), tmp_path / "rej")
     records = _lines(tmp_path / "rej" / "dataset.jsonl")
     assert [r["id"] for r in records] == [TEXT_ID, IMAGE_ID, REJECTED_ID]
     assert records[-1]["reject_reason"] == "shortcut" and records[-1]["verification"]["no_shortcut"] is False
-    assert report["skipped"] == {"rejected": 0, "duplicate": 1, "other": 0}
+    assert report.skipped == {"rejected": 0, "duplicate": 1, "other": 0}
     _validate(records)
 
 
 def test_missing_image_keeps_its_path_and_warns(planted, tmp_path):
     store, _ = planted
     store.write("upsert_images", [{"id": "img1", "path": "/nowhere/fig.png"}])
-    report = run_export(_settings(tmp_path), store, tmp_path / "out")
+    report = run_export(RunContext(_settings(tmp_path), store), tmp_path / "out")
     img = _lines(tmp_path / "out" / "dataset.jsonl")[1]
     assert img["subqa_chain"][0]["evidence"]["image_path"] == "/nowhere/fig.png"
-    assert any("/nowhere/fig.png" in w for w in report["warnings"])
+    assert any("/nowhere/fig.png" in w for w in report.warnings)
     assert not (tmp_path / "out" / "images").exists()
 
 
 def test_empty_graph_exports_an_empty_dataset(falkor_store, tmp_path):
-    report = run_export(_settings(tmp_path, ("jsonl", "parquet", "hf")), falkor_store, tmp_path / "out")
-    assert report["records"] == 0
+    report = run_export(RunContext(_settings(tmp_path, ("jsonl", "parquet", "hf")), falkor_store), tmp_path / "out")
+    assert report.records == 0
     assert (tmp_path / "out" / "dataset.jsonl").read_bytes() == b""
     assert read_parquet_records(tmp_path / "out" / "dataset.parquet") == []
     assert (tmp_path / "out" / "README.md").is_file()

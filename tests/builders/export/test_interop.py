@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from builders.export import run_export
+from kg.context import RunContext
 from tests.builders.export.test_export import IMAGE_ID, TEXT_ID, _settings, plant_graph, tiny_png
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,8 +29,8 @@ DEEPEVAL_READY = ROOT / ".venv-deepeval" / ".installed"  # the Makefile writes i
 def exported(falkor_store, tmp_path):
     plant_graph(falkor_store, tiny_png(tmp_path / "fig.png"))
     out = tmp_path / "out"
-    report = run_export(_settings(tmp_path, ("jsonl", "ragas", "deepeval")), falkor_store, out)
-    assert report["warnings"] == []
+    report = run_export(RunContext(_settings(tmp_path, ("jsonl", "ragas", "deepeval")), falkor_store), out)
+    assert report.warnings == []
     return out
 
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from kg.ids import content_id
-from kg.enrich.chunking import chunk_document, count_tokens, split_sentences
+from kg.enrich.chunking import chunk_document, count_tokens
+from kg.text import split_sentences
 from kg.models import Block, ParsedDocument
 
 TOPIC_WORDS = {"river": 0, "water": 0, "boat": 0, "code": 1, "compiler": 1, "python": 1}

@@ -13,6 +13,7 @@ from kg.pipeline import Ingestor, run_ingest
 from kg.pipeline.groups import plan_groups
 from kg.pipeline.writes import entity_rows_in_order
 from kg.store.falkor import FalkorStore
+from kg.context import RunContext
 
 
 
@@ -47,7 +48,7 @@ def _ingest(folder: Path, data: Path, cache: Path | None, **ingest) -> tuple[dic
     store = FalkorStore(data, graph="test")
     store.ensure_schema()
     console = Quiet()
-    return run_ingest(settings, store, [folder], console=console), store, console
+    return run_ingest(RunContext.open(settings, store, console=console), [folder]), store, console
 
 
 @pytest.fixture
@@ -72,7 +73,7 @@ def test_a_bad_file_in_a_group_fails_alone_and_the_others_go_in(tmp_path, shared
     (folder / "blank.md").write_text("\n\n   \n")
     summary, store, console = _ingest(folder, tmp_path / ".hopgraph", shared_embedding_cache)
     try:
-        assert summary["ingested"] == 6 and summary["failed"] == 3
+        assert summary.ingested == 6 and summary.failed == 3
         assert grouped_calls and sum(grouped_calls) == 6  # the six went through the group path
         failed = [line for line in console.lines if line.startswith("[red]failed")]
         for name, reason in (("empty.txt", "empty"), ("latin1.txt", "UTF-8"), ("blank.md", "")):
@@ -113,10 +114,10 @@ def test_grouped_and_one_by_one_ingest_give_the_same_graph(tmp_path, grouped_cal
         if name == "grouped":
             assert grouped_calls and max(grouped_calls) > 1
     grouped, alone = graphs["grouped"], graphs["one_by_one"]
-    assert grouped["summary"]["ingested"] == alone["summary"]["ingested"] == 41
+    assert grouped["summary"].ingested == alone["summary"].ingested == 41
     for key in ("counts", "chunks", "entities", "mentions"):
         assert grouped[key] == alone[key], key
-    assert grouped["summary"]["similar_to"] == alone["summary"]["similar_to"] > 0
+    assert grouped["summary"].similar_to == alone["summary"].similar_to > 0
 
 
 @needs_corpus
@@ -136,10 +137,9 @@ def test_llm_keypoints_of_a_group_share_requests_and_mention_only_their_own_docu
             store.ensure_schema()
             before = len(server.chat_requests)
             try:
-                summary = run_ingest(settings, store, [folder], client=LLMClient.from_settings(settings),
-                                     console=Quiet())
+                summary = run_ingest(RunContext(settings, store, client=LLMClient.from_settings(settings), console=Quiet()), [folder])
                 calls[name] = len(server.chat_requests) - before
-                assert summary["ingested"] == 12 and summary["partial"] == 0, name
+                assert summary.ingested == 12 and summary.partial == 0, name
                 graphs[name] = {
                     "keypoint_docs": {r["doc"] for r in store.run_text(
                         "MATCH (c:Chunk)-[:HAS_KEYPOINT]->(:Keypoint) RETURN DISTINCT c.doc_id AS doc", {})},

@@ -7,6 +7,7 @@ from __future__ import annotations
 from testing_support import make_settings, needs_corpus, wiki_folder
 from kg.pipeline import Ingestor, run_ingest
 from kg.store.falkor import FalkorStore
+from kg.context import RunContext
 
 
 
@@ -73,9 +74,8 @@ def test_keypoints_asked_before_the_entities_give_the_same_graph_for_the_same_ca
             store = FalkorStore(data, graph="test")
             store.ensure_schema()
             try:
-                summary = run_ingest(settings, store, [folder], client=LLMClient.from_settings(settings),
-                                     console=Quiet())
-                assert summary["ingested"] == 8 and summary["partial"] == 0, name
+                summary = run_ingest(RunContext(settings, store, client=LLMClient.from_settings(settings), console=Quiet()), [folder])
+                assert summary.ingested == 8 and summary.partial == 0, name
                 graphs[name] = _graph(store)
                 calls[name] = [r for r in server.chat_requests if task_of(r.body).startswith("keypoints")]
             finally:

@@ -10,6 +10,7 @@ import pytest
 from testing_support import make_settings
 from kg.pipeline import run_ingest
 from kg.store.falkor import FalkorStore
+from kg.context import RunContext
 from tests.hopgraph.faults_support import WIKI_DIR, hopgraph, wiki_docs
 
 pytestmark = [pytest.mark.timeout(600),
@@ -44,8 +45,8 @@ def corpus(tmp_path, monkeypatch, shared_embedding_cache):
     settings.generate.n = 5
     store = FalkorStore(settings.store.data_dir, graph="test")
     store.ensure_schema()
-    run_ingest(settings, store, [tmp_path / "docs"], console=Console())
-    run_generate(settings, store, console=Console())
+    run_ingest(RunContext.open(settings, store, console=Console()), [tmp_path / "docs"])
+    run_generate(RunContext.open(settings, store, console=Console()))
     yield settings, store, tmp_path
     store.close()
     store.server.stop()
@@ -91,10 +92,10 @@ def test_changed_renamed_duplicate_and_synced_files(corpus):
     deleted.unlink()
 
     out = Console()
-    summary = run_ingest(settings, store, [root / "docs"], console=out, sync=True)
+    summary = run_ingest(RunContext.open(settings, store, console=out), [root / "docs"], sync=True)
 
-    assert summary["replaced"] == 1 and summary["moved"] == 1 and summary["removed"] == 1
-    assert summary["duplicate"] == 1 and summary["stale_chains"] == len(used[edited_path])
+    assert summary.replaced == 1 and summary.moved == 1 and summary.removed == 1
+    assert summary.duplicate == 1 and summary.stale_chains == len(used[edited_path])
     # the changed file: one Document, the new content, no chunk of the old version
     docs = q(store, "MATCH (d:Document {path: $p}) RETURN d.id AS id", p=edited_path)
     assert len(docs) == 1 and docs[0]["id"] != old_id
@@ -114,19 +115,19 @@ def test_changed_renamed_duplicate_and_synced_files(corpus):
     assert_consistent(store)
     from builders.dedup import run_dedup
 
-    run_dedup(settings, store)  # dedup regroups: a stale chain never comes back as accepted
+    run_dedup(RunContext.open(settings, store))  # dedup regroups: a stale chain never comes back as accepted
     assert {r["id"] for r in q(store, "MATCH (c:Chain {status: 'stale'}) RETURN c.id AS id")} == stale
     assert not q(store, "MATCH (c:Chain {status: 'stale'})-[:DUPLICATE_OF]-() RETURN c.id AS id")
 
-    again = run_ingest(settings, store, [root / "docs"], console=Console(), sync=True)
-    assert again["ingested"] == 0 and again["replaced"] == 0 and again["removed"] == 0
+    again = run_ingest(RunContext.open(settings, store, console=Console()), [root / "docs"], sync=True)
+    assert again.ingested == 0 and again.replaced == 0 and again.removed == 0
 
 
 def test_export_skips_stale_chains(corpus, tmp_path):
     from builders.export import run_export
 
     settings, store, root = corpus
-    before = run_export(settings, store, tmp_path / "out1")["records"]
+    before = run_export(RunContext(settings, store), tmp_path / "out1").records
     path = sorted(chain_docs(store))[0]
     stale = len(chain_docs(store)[path])
     # the CLI, as a user runs it, on the same data dir (it reuses the running server)
@@ -134,10 +135,10 @@ def test_export_skips_stale_chains(corpus, tmp_path):
                     {"HOPGRAPH_STORE__GRAPH": "test"})
     assert proc.returncode == 0, proc.stderr
     assert f"removed {path}" in proc.stderr and f"{stale} chains marked stale" in proc.stderr
-    report = run_export(settings, store, tmp_path / "out2")
-    assert report["records"] == before - stale
-    assert report["skipped"]["stale"] == stale
-    assert not [w for w in report["warnings"] if "status" in w]  # stale is a known status, not a surprise
+    report = run_export(RunContext(settings, store), tmp_path / "out2")
+    assert report.records == before - stale
+    assert report.skipped["stale"] == stale
+    assert not [w for w in report.warnings if "status" in w]  # stale is a known status, not a surprise
     assert not q(store, "MATCH (d:Document {path: $p}) RETURN d.id AS id", p=path)
     assert_consistent(store)
 

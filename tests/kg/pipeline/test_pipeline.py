@@ -16,6 +16,7 @@ import pytest
 from testing_support import CORPUS, PDF_DIR, make_settings, needs_corpus
 from kg.pipeline import run_ingest
 from kg.store.falkor import FalkorStore
+from kg.context import RunContext
 
 pytestmark = needs_corpus
 HOPGRAPH = str(Path(sys.executable).parent / "hopgraph")
@@ -29,7 +30,7 @@ def pdf_graph(tmp_path_factory, shared_embedding_cache):
     settings = make_settings(data, shared_embedding_cache)
     store = FalkorStore(data, graph="test")
     store.ensure_schema()
-    summary = run_ingest(settings, store, [PDF_DIR])
+    summary = run_ingest(RunContext.open(settings, store), [PDF_DIR])
     yield settings, store, summary
     store.close()
     store.server.stop()
@@ -57,7 +58,7 @@ def test_the_files_collected_are_those_the_readers_read():
 
 def test_all_pdfs_ingested(pdf_graph):
     _, store, summary = pdf_graph
-    assert summary["ingested"] == 6 and summary["failed"] == 0
+    assert summary.ingested == 6 and summary.failed == 0
     counts = store.counts()
     for label in ("Document", "Chunk", "Image", "Entity", "Keypoint", "Topic"):
         assert counts["nodes"].get(label, 0) > 0, label
@@ -119,9 +120,9 @@ def test_entities_shared_across_documents_are_one_node(pdf_graph):
 def test_reingest_adds_nothing_and_embeds_nothing(pdf_graph):
     settings, store, _ = pdf_graph
     before = store.counts()
-    summary = run_ingest(settings, store, [PDF_DIR])
-    assert summary["ingested"] == 0 and summary["unchanged"] == 6
-    assert summary["embeddings_computed"] == 0
+    summary = run_ingest(RunContext.open(settings, store), [PDF_DIR])
+    assert summary.ingested == 0 and summary.unchanged == 6
+    assert summary.embeddings_computed == 0
     assert store.counts() == before
 
 
@@ -147,9 +148,9 @@ def test_a_document_added_later_joins_the_graph(tmp_path, shared_embedding_cache
     settings = make_settings(data, shared_embedding_cache, ingest={"min_tokens": 16})
     store = FalkorStore(data, graph="test")
     store.ensure_schema()
-    run_ingest(settings, store, _wiki([first]))
-    summary = run_ingest(settings, store, _wiki([first, second]))
-    assert summary["ingested"] == 1 and summary["unchanged"] == 1
+    run_ingest(RunContext.open(settings, store), _wiki([first]))
+    summary = run_ingest(RunContext.open(settings, store), _wiki([first, second]))
+    assert summary.ingested == 1 and summary.unchanged == 1
     shared = rows(store, "MATCH (a:Chunk)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b:Chunk) "
                          "WHERE a.doc_id <> b.doc_id RETURN count(DISTINCT e) AS n")
     assert shared[0]["n"] >= 1
@@ -281,16 +282,16 @@ def test_dead_llm_endpoint_loses_nothing_and_the_rerun_completes(tmp_path, share
     with ScriptedLLMServer(responder=lambda body: server_error(500)) as server:
         settings.llm.base_url = server.base_url
         client = LLMClient.from_settings(settings, backoff_base=0.01)
-        first = run_ingest(settings, store, pages, client=client)
-        assert first["ingested"] == 0 and first["partial"] >= 1
-        assert first["partial"] < len(pages)  # it stopped early
+        first = run_ingest(RunContext(settings, store, client=client), pages)
+        assert first.ingested == 0 and first.partial >= 1
+        assert first.partial < len(pages)  # it stopped early
         partial = store.run_text("MATCH (d:Document) WHERE d.partial = true "
                                  "RETURN d.linked AS linked, d.partial_reason AS reason")
-        assert len(partial) == first["partial"]
+        assert len(partial) == first.partial
         assert all(r["linked"] and "server error" in r["reason"] for r in partial)
         server.responder = FakeLLM()
-        second = run_ingest(settings, store, pages, client=LLMClient.from_settings(settings))
-    assert second["failed"] == 0 and second["partial"] == 0
+        second = run_ingest(RunContext(settings, store, client=LLMClient.from_settings(settings)), pages)
+    assert second.failed == 0 and second.partial == 0
     done = store.run_text("MATCH (d:Document) WHERE d.ingested = true RETURN count(d) AS n")[0]["n"]
     assert done == len(pages)
     assert store.counts()["nodes"].get("Keypoint", 0) > 0
@@ -330,12 +331,12 @@ def test_batch_replies_that_leave_passages_out_still_ingest_and_link_everything(
     store.ensure_schema()
     with ScriptedLLMServer(responder=first_two) as server:
         settings.llm.base_url = server.base_url
-        first = run_ingest(settings, store, pages, client=LLMClient.from_settings(settings), keypoints=True)
+        first = run_ingest(RunContext(settings, store, client=LLMClient.from_settings(settings)), pages, keypoints=True)
         calls = len(server.chat_requests)
-        again = run_ingest(settings, store, [*pages], client=LLMClient.from_settings(settings), keypoints=True)
+        again = run_ingest(RunContext(settings, store, client=LLMClient.from_settings(settings)), [*pages], keypoints=True)
         assert len(server.chat_requests) == calls
-    assert first["ingested"] == len(pages) and first["partial"] == 0 and first["similar_to"] > 0
-    assert again["unchanged"] == len(pages)
+    assert first.ingested == len(pages) and first.partial == 0 and first.similar_to > 0
+    assert again.unchanged == len(pages)
     docs = store.run_text("MATCH (d:Document) RETURN d.linked AS linked, d.partial AS partial")
     assert docs and all(d["linked"] and not d["partial"] for d in docs)
     covered = store.run_text("MATCH (c:Chunk)-[:HAS_KEYPOINT]->(:Keypoint) RETURN count(DISTINCT c) AS n")[0]["n"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kg.pipeline.files import DocReport
-from kg.pipeline.ingest import HUGE_BYTES, plan_order
+from kg.pipeline.groups import HUGE_BYTES, plan_order
 from kg.pipeline.progress import Progress
 from tests.hopgraph.faults_support import WIKI_DIR, hopgraph, wiki_docs
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from testing_support import CORPUS, ROOT, make_settings, needs_corpus
+from kg.context import RunContext
 
 pytestmark = needs_corpus
 ray = pytest.importorskip("ray")
@@ -54,8 +55,8 @@ def build(data_dir: Path, inputs: Path, executor: str) -> dict:
     store = FalkorStore(data_dir, graph="test")
     store.ensure_schema()
     try:
-        summary = run_ingest(settings, store, [inputs], console=Quiet())
-        run_generate(settings, store, console=Quiet())
+        summary = run_ingest(RunContext.open(settings, store, console=Quiet()), [inputs])
+        run_generate(RunContext.open(settings, store, console=Quiet()))
         chains = sorted(json.dumps(r["chain"], sort_keys=True, default=str) for r in store.run("chains_for_export"))
         images = [r["path"] for r in store.run_text("MATCH (i:Image) RETURN i.path AS path", {})]
         return {"summary": summary, "counts": store.counts(), "chains": chains, "images": images}
@@ -72,12 +73,12 @@ def both(tmp_path_factory, inputs, local_ray):
 
 def test_ray_gives_the_same_graph(both):
     local, on_ray = both["local"], both["ray"]
-    assert local["summary"]["ingested"] == 31 and local["summary"]["failed"] == 1
-    assert on_ray["summary"]["ingested"] == 31 and on_ray["summary"]["failed"] == 1
+    assert local["summary"].ingested == 31 and local["summary"].failed == 1
+    assert on_ray["summary"].ingested == 31 and on_ray["summary"].failed == 1
     assert on_ray["counts"] == local["counts"]
-    assert on_ray["summary"]["similar_to"] == local["summary"]["similar_to"] > 0
+    assert on_ray["summary"].similar_to == local["summary"].similar_to > 0
     # the text was embedded on the workers: this process embedded only image descriptions
-    assert on_ray["summary"]["embeddings_computed"] < local["summary"]["embeddings_computed"] / 4
+    assert on_ray["summary"].embeddings_computed < local["summary"].embeddings_computed / 4
 
 
 def test_ray_gives_the_same_dataset_with_the_same_seed(both):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import queries
+from kg.store import named_queries
 from kg.store import falkor, neo4j_store
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LINTER = ROOT / "node_modules" / "@neo4j-cypher" / "language-support"
 
 
@@ -29,7 +29,7 @@ def backend_texts() -> dict[str, str]:
 
 
 def shipped_texts() -> dict[str, str]:
-    texts = {f"cypher/{q.source}:{name}": q.text for name, q in queries.all_queries().items()}
+    texts = {f"cypher/{q.source}:{name}": q.text for name, q in named_queries.all_queries().items()}
     texts.update(backend_texts())
     return texts
 
@@ -83,7 +83,7 @@ NOT_PORTABLE = {
 }
 
 
-@pytest.mark.parametrize("name,q", sorted(queries.all_queries().items()))
+@pytest.mark.parametrize("name,q", sorted(named_queries.all_queries().items()))
 def test_named_queries_stay_in_the_portable_subset(name, q):
     for construct, pattern in NOT_PORTABLE.items():
         assert not re.search(pattern, q.text, re.IGNORECASE), f"{name} uses {construct}"
@@ -91,7 +91,7 @@ def test_named_queries_stay_in_the_portable_subset(name, q):
 
 def test_every_named_query_runs_on_falkordb(falkor_store):
     """Each shipped query parses and executes on the embedded store (with empty inputs)."""
-    for name, q in sorted(queries.all_queries().items()):
+    for name, q in sorted(named_queries.all_queries().items()):
         params = {p: _sample(p) for p in set(re.findall(r"\$(\w+)", q.text))}
         falkor_store.run_text(q.text, params)
 
