@@ -7,9 +7,8 @@ import sys
 
 import pytest
 
-from builders.export.writers import (
-    atomic_write_bytes, atomic_write_text, jsonl_bytes, read_parquet_records, write_hf, write_parquet,
-)
+from builders.export.writers import jsonl_bytes, read_parquet_records, write_hf, write_parquet
+from kg.atomic_write import atomic_write_bytes, atomic_write_text
 from kg.errors import HopgraphError
 from records_support import make_record
 

@@ -32,7 +32,7 @@ def run(tmp_path, files, done=None, **llm):
 def test_without_an_llm_nothing_is_estimated(tmp_path):
     docs = folder(tmp_path)
     result, printed = run(tmp_path, sorted(docs.iterdir()))
-    assert result == {"dry_run": True, "calls": 0, "tokens_in": 0}
+    assert (result.calls, result.tokens) == (0, 0)
     assert "no LLM configured" in printed
 
 
@@ -41,8 +41,8 @@ def test_the_estimate_grows_with_the_documents_and_skips_what_is_done(tmp_path):
     llm = {"base_url": "http://127.0.0.1:9/v1"}  # never contacted: a dry run sends nothing
     one, _ = run(tmp_path, [docs / "a.txt"], **llm)
     both, printed = run(tmp_path, [docs / "a.txt", docs / "b.txt", docs / "broken.txt"], **llm)
-    assert one["calls"] >= 2 and both["calls"] > one["calls"] and both["tokens"] > one["tokens"]
-    assert f"about {both['calls']} LLM calls and {both['tokens']} tokens" in printed
+    assert one.calls >= 2 and both.calls > one.calls and both.tokens > one.tokens
+    assert f"about {both.calls} LLM calls and {both.tokens} tokens" in printed
     done = {sha256_bytes((docs / "b.txt").read_bytes())[:16]: {"ingested": True}}
     again, _ = run(tmp_path, [docs / "a.txt", docs / "b.txt"], done, **llm)
     assert again == one  # an ingested file costs nothing
