@@ -13,6 +13,7 @@ chain violates it, since accepted chains are what the dataset ships.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from kg.store import named_queries
@@ -32,28 +33,45 @@ def audit_rows(store: GraphStore) -> dict[str, list[dict[str, Any]]]:
     return {name: store.run(f"audits/{name}") for name in audit_names()}
 
 
-def summarise(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AuditResult:
+    """One audit over the whole graph: how many chains violate it, how many of them accepted."""
+
+    audit: str
+    description: str
+    violations: int
+    accepted_violations: int
+    examples: list[str]  # chain ids, accepted ones first
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    audits: list[AuditResult]
+
+    @property
+    def failed(self) -> bool:
+        """An accepted chain violates an audit: the dataset would ship it."""
+        return any(a.accepted_violations for a in self.audits)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"audits": [asdict(a) for a in self.audits], "failed": self.failed}
+
+
+def summarise(name: str, rows: list[dict[str, Any]]) -> AuditResult:
     by_chain: dict[Any, dict[str, Any]] = {}
     for row in rows:
         by_chain.setdefault(row.get("chain_id"), row)
     accepted = sorted(str(c) for c, r in by_chain.items() if r.get("status") == "accepted")
     others = sorted(str(c) for c, r in by_chain.items() if r.get("status") != "accepted")
-    return {
-        "audit": name,
-        "description": named_queries.get(f"audits/{name}").description,
-        "violations": len(by_chain),
-        "accepted_violations": len(accepted),
-        # accepted chains first: they are the ones that fail the run
-        "examples": (accepted + others)[:MAX_EXAMPLES],
-    }
+    return AuditResult(audit=name, description=named_queries.get(f"audits/{name}").description,
+                       violations=len(by_chain), accepted_violations=len(accepted),
+                       # accepted chains first: they are the ones that fail the run
+                       examples=(accepted + others)[:MAX_EXAMPLES])
 
 
-def run_audits(store: GraphStore) -> dict[str, Any]:
-    """Run every audit. Returns
-    {"audits": [{"audit", "description", "violations", "accepted_violations", "examples"}],
-     "failed": bool}, failed when any accepted chain violates any audit."""
-    results = [summarise(name, rows) for name, rows in audit_rows(store).items()]
-    return {"audits": results, "failed": any(r["accepted_violations"] for r in results)}
+def run_audits(store: GraphStore) -> AuditReport:
+    """Run every audit; the report fails when any accepted chain violates any audit."""
+    return AuditReport([summarise(name, rows) for name, rows in audit_rows(store).items()])
 
 
 def chain_violations(store: GraphStore, chain_id: str) -> list[dict[str, str]]:

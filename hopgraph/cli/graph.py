@@ -52,11 +52,11 @@ def audit(
         return
     results = run_audits(store)
     if as_json:
-        out.print_json(data=results)
+        out.print_json(data=results.to_dict())
     else:
-        print_rows([{"audit": r["audit"], "violations": r["violations"], "accepted": r["accepted_violations"],
-                     "examples": ", ".join(r["examples"])} for r in results["audits"]], "audits")
-    raise typer.Exit(1 if results["failed"] else 0)
+        print_rows([{"audit": r.audit, "violations": r.violations, "accepted": r.accepted_violations,
+                     "examples": ", ".join(r.examples)} for r in results.audits], "audits")
+    raise typer.Exit(1 if results.failed else 0)
 
 
 @app.command()
@@ -67,7 +67,7 @@ def sync(to: str = typer.Option("neo4j", "--to", help="Target store (neo4j).")) 
     if to != "neo4j":
         fail("only --to neo4j is supported")
     report = run_sync(state.settings(), state.store())
-    out.print(f"synced {report['nodes']} nodes and {report['relationships']} relationships to Neo4j")
+    out.print(f"synced {report.nodes} nodes and {report.relationships} relationships to Neo4j")
 
 
 @app.command("export-graph")

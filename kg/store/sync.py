@@ -22,11 +22,26 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from kg.store import named_queries
 from kg.errors import StoreError
 from kg.store.base import INDEXED_LABELS, GraphStore
+
+if TYPE_CHECKING:
+    from kg.config import Settings
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What a sync wrote, per label and type, and what it left behind (outside the known schema)."""
+
+    nodes: int
+    relationships: int
+    labels: dict[str, int]
+    types: dict[str, int]
+    skipped: dict[str, int]
 
 KNOWN_LABELS: tuple[str, ...] = INDEXED_LABELS
 KNOWN_TYPES: tuple[str, ...] = (
@@ -146,7 +161,7 @@ def write_edges(target: GraphStore, source: str, rel_type: str, dest: str,
 
 
 # ---------------------------------------------------------------- the copy
-def copy_graph(source: GraphStore, target: GraphStore, batch_size: int = 1000) -> dict[str, Any]:
+def copy_graph(source: GraphStore, target: GraphStore, batch_size: int = 1000) -> SyncReport:
     """Copy every node and relationship of `source` into `target` (idempotent)."""
     counts = source.counts()
     present = set(counts["nodes"])
@@ -177,22 +192,13 @@ def copy_graph(source: GraphStore, target: GraphStore, batch_size: int = 1000) -
         for group, rows in pending.items():
             rels_by_type[group[1]] += write_edges(target, *group, rows, batch_size)
 
-    return {
-        "nodes": sum(nodes_by_label.values()),
-        "relationships": sum(rels_by_type.values()),
-        "labels": dict(sorted(nodes_by_label.items())),
-        "types": dict(sorted(rels_by_type.items())),
-        "skipped": skipped,
-    }
+    return SyncReport(nodes=sum(nodes_by_label.values()), relationships=sum(rels_by_type.values()),
+                      labels=dict(sorted(nodes_by_label.items())), types=dict(sorted(rels_by_type.items())),
+                      skipped=skipped)
 
 
-def run_sync(settings, source_store: GraphStore, target_store: GraphStore | None = None) -> dict[str, Any]:
-    """Copy the embedded graph into Neo4j (or into `target_store` when given).
-
-    Returns {"nodes", "relationships", "labels", "types", "skipped"}: what was
-    written (per label / type) and anything outside the known schema that was
-    left behind.
-    """
+def run_sync(settings: Settings, source_store: GraphStore, target_store: GraphStore | None = None) -> SyncReport:
+    """Copy the embedded graph into Neo4j (or into `target_store` when given)."""
     owned = target_store is None
     target = target_store
     if target is None:
@@ -207,7 +213,7 @@ def run_sync(settings, source_store: GraphStore, target_store: GraphStore | None
         if target is source_store:
             raise StoreError("sync: the source and target are the same store")
         target.ensure_schema()
-        batch = int(getattr(getattr(settings, "store", None), "batch_size", 0) or target.batch_size or 1000)
+        batch = settings.store.batch_size or target.batch_size or 1000
         return copy_graph(source_store, target, batch)
     finally:
         if owned:

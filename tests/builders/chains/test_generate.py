@@ -189,8 +189,8 @@ def test_generated_chains_pass_every_cypher_audit(corpus, generated):
 
     _, store = corpus
     results = run_audits(store)
-    offending = {r["audit"]: r["examples"] for r in results["audits"] if r["accepted_violations"]}
-    assert not results["failed"], offending
+    offending = {r.audit: r.examples for r in results.audits if r.accepted_violations}
+    assert not results.failed, offending
 
 
 def test_rejected_chains_say_why(corpus, generated):

@@ -173,7 +173,7 @@ def test_generate_writes_and_exports_the_cell(store, tmp_path):
     from queries.audit import run_audits
 
     audits = run_audits(store)
-    assert not audits["failed"], {r["audit"]: r["examples"] for r in audits["audits"] if r["accepted_violations"]}
+    assert not audits.failed, {r.audit: r.examples for r in audits.audits if r.accepted_violations}
     stats = dataset_stats(store, runs_dir=settings.store.data_dir / "runs")
     assert stats["quality"]["table_hops"] == len(hops)
     assert stats["quality"]["answer_in_evidence_share"] == 1.0

@@ -71,7 +71,7 @@ def assert_consistent(store):
     assert not q(store, "MATCH (e:Entity) WHERE NOT (e)<-[:MENTIONS]-() AND NOT (e)<-[:BRIDGES]-() RETURN e.id AS id")
     assert not q(store, "MATCH (c:Chunk)-[:IN_TOPIC]->(t:Topic) WITH t, count(c) AS n WHERE n <> t.size "
                         "RETURN t.id AS id"), "topic sizes not recomputed"
-    assert not run_audits(store)["failed"]
+    assert not run_audits(store).failed
 
 
 def test_changed_renamed_duplicate_and_synced_files(corpus):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kg.store import sync
-from kg.store.sync import KNOWN_LABELS, KNOWN_TYPES, copy_graph, run_sync, sync_query
+from kg.store.sync import KNOWN_LABELS, KNOWN_TYPES, SyncReport, copy_graph, run_sync, sync_query
 from kg.config import Settings
 from graph_fixtures import build_clean_graph
 
@@ -60,10 +60,10 @@ def test_sync_to_a_second_falkordb_twice(source, target_store):
     settings = Settings()
     expected = source.counts()
     first = run_sync(settings, source, target_store)
-    assert first["nodes"] == sum(expected["nodes"].values())
-    assert first["relationships"] == sum(expected["relationships"].values())
-    assert first["labels"] == expected["nodes"] and first["types"] == expected["relationships"]
-    assert first["skipped"] == {}
+    assert first.nodes == sum(expected["nodes"].values())
+    assert first.relationships == sum(expected["relationships"].values())
+    assert first.labels == expected["nodes"] and first.types == expected["relationships"]
+    assert first.skipped == {}
     assert target_store.counts() == expected
 
     second = run_sync(settings, source, target_store)  # idempotent: nothing new
@@ -84,7 +84,7 @@ def test_sync_to_a_second_falkordb_twice(source, target_store):
 def test_small_batches_page_through_everything(source, target_store):
     report = copy_graph(source, target_store, batch_size=2)
     assert target_store.counts() == source.counts()
-    assert report["nodes"] == sum(source.counts()["nodes"].values())
+    assert report.nodes == sum(source.counts()["nodes"].values())
     assert all_edges(target_store) == all_edges(source)
 
 
@@ -102,13 +102,13 @@ def test_unknown_labels_and_types_are_reported_not_copied(source, target_store):
     source.run_text("CREATE (:Scratch {id: 'x'})")
     source.run_text("MATCH (a:Chunk {id: 'c1'}), (b:Chunk {id: 'c3'}) CREATE (a)-[:CONTRADICTS]->(b)")
     report = copy_graph(source, target_store)
-    assert report["skipped"] == {"label:Scratch": 1, "relationship:(Chunk)-[:CONTRADICTS]->(Chunk)": 1}
+    assert report.skipped == {"label:Scratch": 1, "relationship:(Chunk)-[:CONTRADICTS]->(Chunk)": 1}
     assert "Scratch" not in target_store.counts()["nodes"]
 
 
 def test_empty_source(falkor_store, target_store):
-    assert copy_graph(falkor_store, target_store) == {"nodes": 0, "relationships": 0, "labels": {},
-                                                       "types": {}, "skipped": {}}
+    assert copy_graph(falkor_store, target_store) == SyncReport(nodes=0, relationships=0, labels={}, types={},
+                                                                skipped={})
 
 
 def test_templates_only_take_schema_names():
