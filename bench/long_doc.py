@@ -76,6 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     sources = args.source or DEFAULT_SOURCES
     sizes = [float(s) for s in args.sizes.split(",")]
+    print(f"source: {', '.join(map(str, sources))}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as tmp:
         fixed = ingest_once(distinct_text(sources, 1000) or "A short text.", Path(tmp))["seconds"]
