@@ -8,13 +8,15 @@ It is one regex alternation of the names, longest first.
 One alternation of every name of a long document is tried at every position
 of every text, so matching a document's keypoints cost keypoints x names:
 the square of the document's length (a 1 MB text has ~10,000 names). So a
-text is first reduced to the names that can start in it: a name whose first
-word is W can only match where the text has the word W, W+"s" or W+"es"
-(its match starts at a word boundary), so the text's words pick the
-candidates from an index by first word. The alternation of those few, in
-the same longest-first order, finds exactly what the full one would: a name
-that cannot match anywhere in the text never changes which alternative
-wins. Names that do not start with a word character are always candidates.
+text is first reduced to the names that can occur in it: a match starts and
+ends at word boundaries, so every word of the name is a word of the text,
+the last one perhaps with a plural "s"/"es". The text's words pick
+candidates from an index by a name's first word, and a candidate stays if
+its other words are in the text too (first words alone let "the" bring
+every "The ..." name). The alternation of those few, in the same
+longest-first order, finds exactly what the full one would: a name that
+cannot match anywhere in the text never changes which alternative wins.
+Names that do not start with a word character are always candidates.
 """
 
 from __future__ import annotations
@@ -38,12 +40,12 @@ class EntityMatcher:
                     self._ids.setdefault(key, set()).add(eid)
         ordered = sorted(self._ids, key=len, reverse=True)
         self._rank = {key: n for n, key in enumerate(ordered)}
-        self._by_first_word: dict[str, list[str]] = {}
+        self._by_first_word: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._always: list[str] = []  # names starting with a non-word character ("#1", ".net")
         for key in ordered:
-            first = _WORD.match(key)
-            if first:
-                self._by_first_word.setdefault(first.group().casefold(), []).append(key)
+            words = tuple(w.casefold() for w in _WORD.findall(key))
+            if _WORD.match(key):
+                self._by_first_word.setdefault(words[0], []).append((key, words[1:]))
             else:
                 self._always.append(key)
         self._patterns: dict[tuple[str, ...], re.Pattern[str]] = {}
@@ -61,14 +63,19 @@ class EntityMatcher:
         return out
 
     def _candidates(self, text: str) -> tuple[str, ...]:
-        """The names whose first word is a word of `text` (or that word less a plural ending)."""
-        found = set(self._always)
-        index = self._by_first_word
+        """The names whose words are all words of `text` (or such a word less a plural ending)."""
+        words: set[str] = set()
         for word in {w.casefold() for w in _WORD.findall(text)}:
-            for stem in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else ""):
-                names = index.get(stem) if stem else None
-                if names:
-                    found.update(names)
+            words.add(word)
+            if word.endswith("s"):
+                words.add(word[:-1])
+                if word.endswith("es"):
+                    words.add(word[:-2])
+        found = set(self._always)
+        for word in words:
+            for key, rest in self._by_first_word.get(word, ()):
+                if all(w in words for w in rest):
+                    found.add(key)
         return tuple(sorted(found, key=self._rank.__getitem__))
 
     def _pattern(self, keys: tuple[str, ...]) -> re.Pattern[str]:
