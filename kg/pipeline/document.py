@@ -115,7 +115,7 @@ class Ingestor:
         """
         parsed = prepared.parsed if prepared is not None else self.parse(path, parse)
         parsed.path = portable_path(path)
-        if prepared is None and streams(parsed):  # a long text goes a part at a time
+        if prepared is None and streams(parsed, self.settings.ingest.part_chars):  # a long text goes a part at a time
             return stream_document(self, path, doc_id, parsed)
         described = self._submit_describe(parsed)
         self.wait_for_models()

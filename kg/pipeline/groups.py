@@ -169,7 +169,7 @@ def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None
             ingestor.describe_early(doc_id, parsed_docs[-1][2])
         except Exception as exc:  # unreadable, empty, not UTF-8...: this file alone
             started.reports[doc_id] = failure_report(ingestor.settings, path, exc)
-    if len(parsed_docs) == 1 and streams(parsed_docs[0][2]):  # a long text: a part at a time, by finish_group
+    if len(parsed_docs) == 1 and streams(parsed_docs[0][2], ingestor.settings.ingest.part_chars):  # a long text: a part at a time, by finish_group
         started.one_by_one = parsed_docs
         return started
     ingestor.wait_for_models()

@@ -2,10 +2,10 @@
 
 Prepared in one piece, a document holds every sentence vector, chunk,
 mention and keypoint of its whole text in memory until it is written, and
-its keypoints wait for all of it. A document whose text is longer than
-PART_CHARS (and has no images, whose references may point anywhere in it)
-is cut between blocks into parts of about that size, at a heading when one
-comes within the next part's length, so most cuts fall where the chunker
+its keypoints wait for all of it. A document with more text than [ingest]
+part_chars (400,000), and no images (their references may point anywhere
+in it), is cut between blocks into parts of about that size, at a heading
+when one comes within the next part's length, so most cuts fall where the chunker
 would start a new region anyway. Each part is chunked (numbered on from the
 part before), its entities found and its vectors cached, then written, its
 first chunk linked NEXT to the last one before it, and its keypoints made on
@@ -18,7 +18,7 @@ Cuts inside a region (a text without headings) start a new semantic
 segmentation there, and a part's own mean sentence similarity sets where
 its chunks end, so some chunk boundaries differ from chunking the whole
 text at once (tests/kg/pipeline/test_stream.py: 81 of 98 chunks the same
-with 10,000-character parts); a document shorter than PART_CHARS is
+with 10,000-character parts); a document shorter than part_chars is
 chunked exactly as before. Its SIMILAR_TO and topics are made
 with the rest of the run's documents (kg.pipeline.corpus).
 """
@@ -33,19 +33,15 @@ from typing import Any
 from kg.models import ParsedDocument
 from kg.pipeline.files import DocReport, failure_summary
 
-PART_CHARS = 400_000  # characters of text per part (about 0.4 MB, ~650 chunks)
+def streams(parsed: ParsedDocument, part_chars: int) -> bool:
+    """Whether `parsed` goes a part at a time: more than part_chars of text, and no images."""
+    return not parsed.images and sum(len(b.text) for b in parsed.blocks) > part_chars
 
 
-def streams(parsed: ParsedDocument, part_chars: int | None = None) -> bool:
-    """Whether `parsed` goes a part at a time: long text and no images."""
-    return not parsed.images and sum(len(b.text) for b in parsed.blocks) > (part_chars or PART_CHARS)
-
-
-def document_parts(parsed: ParsedDocument, part_chars: int | None = None) -> Iterator[ParsedDocument]:
+def document_parts(parsed: ParsedDocument, part_chars: int) -> Iterator[ParsedDocument]:
     """`parsed` with its blocks cut into consecutive parts of about part_chars
     characters: a part closes before a heading once it has part_chars, or
     before any block once it has twice that."""
-    part_chars = part_chars or PART_CHARS
     blocks, chars = [], 0
     for block in parsed.blocks:
         if blocks and chars >= part_chars and (block.kind == "heading" or chars >= 2 * part_chars):
@@ -86,7 +82,7 @@ def stream_document(ingestor: Any, path: Path, doc_id: str, parsed: ParsedDocume
     tally, waiting = _Tally(), []
     extractor, last_chunk = _EntitiesHere(ingestor), None
     ingestor.wait_for_models()
-    for part in document_parts(parsed):
+    for part in document_parts(parsed, ingestor.settings.ingest.part_chars):
         prepared = prepare_document(part, doc_id, ingestor.settings, ingestor.embedder, extractor,
                                     ingestor.times, first_index=report.chunks)
         chunks = prepared.chunks

@@ -44,8 +44,8 @@ def test_parts_cover_every_block_in_order_and_cut_at_headings_when_they_can():
     assert streams(_parsed(no_headings), 500) and not streams(_parsed(no_headings), 10_000)
 
 
-def _ingest(doc: Path, data: Path) -> tuple[dict, FalkorStore]:
-    settings = make_settings(data, None, ingest={"min_tokens": 16})
+def _ingest(doc: Path, data: Path, **ingest) -> tuple[dict, FalkorStore]:
+    settings = make_settings(data, None, ingest={"min_tokens": 16, **ingest})
     store = FalkorStore(data, graph="test")
     store.ensure_schema()
     return run_ingest(settings, store, [doc], console=Quiet()), store
@@ -67,13 +67,12 @@ def test_a_long_text_in_parts_is_one_document_chained_and_linked_like_one_piece(
     finally:
         store.close()
         store.server.stop()
-    monkeypatch.setattr(stream, "PART_CHARS", 10_000)
     parts_seen = []
     original = stream.document_parts
-    monkeypatch.setattr(stream, "document_parts", lambda parsed: parts_seen.append(1) or original(parsed))
-    summary, store = _ingest(doc, tmp_path / "parts" / ".hopgraph")
+    monkeypatch.setattr(stream, "document_parts", lambda parsed, size: parts_seen.append(size) or original(parsed, size))
+    summary, store = _ingest(doc, tmp_path / "parts" / ".hopgraph", part_chars=10_000)
     try:
-        assert parts_seen, "the long text did not take the streamed path"
+        assert parts_seen == [10_000], "the long text did not take the streamed path"
         assert summary["ingested"] == 1 and summary["similar_to"] > 0
         docs = store.run_text("MATCH (d:Document) RETURN d.ingested AS ingested, d.linked AS linked", {})
         assert docs == [{"ingested": True, "linked": True}]
@@ -89,8 +88,8 @@ def test_a_long_text_in_parts_is_one_document_chained_and_linked_like_one_piece(
         counts = store.counts()
         assert counts["nodes"]["Keypoint"] > 0 and counts["relationships"]["MENTIONS"] > 0
         assert summary["similar_to"] >= 0.9 * whole["similar_to"]
-        again, _ = run_ingest(make_settings(tmp_path / "parts" / ".hopgraph", None, ingest={"min_tokens": 16}),
-                              store, [doc], console=Quiet()), None
+        settings = make_settings(tmp_path / "parts" / ".hopgraph", None, ingest={"min_tokens": 16, "part_chars": 10_000})
+        again = run_ingest(settings, store, [doc], console=Quiet())
         assert again["unchanged"] == 1 and len(_chunks(store)) == len(chunks)
     finally:
         store.close()
