@@ -94,3 +94,28 @@ def test_a_long_text_in_parts_is_one_document_chained_and_linked_like_one_piece(
     finally:
         store.close()
         store.server.stop()
+
+
+@needs_corpus
+def test_a_passage_repeated_word_for_word_is_linked_once(tmp_path):
+    pages = [p.read_text(encoding="utf-8").strip() for p in sorted(WIKI.glob("*.txt"))[:6]]
+    repeated = pages[0]
+    doc = tmp_path / "repeats.txt"
+    doc.write_text("\n\n".join(part for page in pages[1:] for part in (page, repeated)), encoding="utf-8")
+    summary, store = _ingest(doc, tmp_path / ".hopgraph")
+    try:
+        rows = store.run_text("MATCH (c:Chunk) OPTIONAL MATCH (c)-[s:SIMILAR_TO]-(:Chunk) "
+                              "RETURN c.id AS id, c.text AS text, count(s) AS links, "
+                              "c.embedding IS NOT NULL AS has_vector", {})
+        by_text: dict[str, list[dict]] = {}
+        for row in rows:
+            by_text.setdefault(row["text"], []).append(row)
+        copies = [group for group in by_text.values() if len(group) > 1]
+        assert copies, "no chunk text came out twice: the test text did not repeat a passage"
+        assert all(row["has_vector"] for row in rows)
+        for group in copies:
+            assert sum(row["links"] > 0 for row in group) <= 1, group[0]["text"][:60]
+        assert summary["similar_to"] > 0
+    finally:
+        store.close()
+        store.server.stop()
