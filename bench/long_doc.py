@@ -13,10 +13,11 @@ memory of the run's processes are measured.
 
 A run's fixed cost (start, model loads, server start) is measured first on a
 1 KB file and subtracted: s/MB is (seconds - fixed) / MB, so small sizes are
-not charged for the start-up. Prints one row per size (MB, seconds, s/MB,
-ratio to the smallest size, peak MB, chunks) and the 1-minute load average
-before and after, since the machine may be shared: compare ratios, not
-absolute seconds.
+not charged for the start-up. Prints one row per size (MB, seconds, s/MB
+and its ratio to the smallest size, CPU s/MB of hopgraph and its workers
+and its ratio, peak MB, chunks) and the 1-minute load average before and
+after, since the machine may be shared: compare ratios, not absolute
+seconds; CPU seconds move less than wall seconds with other work.
 """
 
 from __future__ import annotations
@@ -59,14 +60,21 @@ def ingest_once(text: str, workdir: Path) -> dict:
     env = {**os.environ, "HOPGRAPH_EMBEDDINGS__CACHE_DIR": str(workdir / "cache")}
     env.pop("OPENAI_BASE_URL", None)
     env.pop("OPENAI_API_KEY", None)
-    start = time.perf_counter()
+    start, cpu_before = time.perf_counter(), _children_cpu()
     proc = subprocess.run([HOPGRAPH, "--data-dir", str(workdir / "data"), "ingest", str(doc)],
                           capture_output=True, text=True, env=env, cwd=workdir)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu_before
     if proc.returncode != 0:
         raise SystemExit(f"ingest failed ({proc.returncode}): {proc.stderr[-800:]}")
     found = re.search(r"(\d+) chunks", proc.stderr)
-    return {"seconds": seconds, "chunks": int(found.group(1)) if found else 0}
+    return {"seconds": seconds, "cpu": cpu, "chunks": int(found.group(1)) if found else 0}
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (hopgraph and its workers, not the
+    store server): less sensitive than wall seconds to other work on a shared machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -76,12 +84,14 @@ def main() -> None:
     args = parser.parse_args()
     sources = args.source or DEFAULT_SOURCES
     sizes = [float(s) for s in args.sizes.split(",")]
+    print(f"source: {', '.join(map(str, sources))}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as tmp:
-        fixed = ingest_once(distinct_text(sources, 1000) or "A short text.", Path(tmp))["seconds"]
-    print(f"fixed cost (1 KB file): {fixed:.1f} s")
-    print(f"{'MB':>6} {'seconds':>8} {'s/MB':>7} {'ratio':>6} {'peak MB':>8} {'chunks':>7}")
-    base = None
+        first = ingest_once(distinct_text(sources, 1000) or "A short text.", Path(tmp))
+    fixed, fixed_cpu = first["seconds"], first["cpu"]
+    print(f"fixed cost (1 KB file): {fixed:.1f} s, {fixed_cpu:.1f} CPU s")
+    print(f"{'MB':>6} {'seconds':>8} {'s/MB':>7} {'ratio':>6} {'CPU s/MB':>9} {'ratio':>6} {'peak MB':>8} {'chunks':>7}")
+    base = cpu_base = None
     for mb in sizes:
         text = distinct_text(sources, int(mb * 1_000_000))
         if text is None:
@@ -92,9 +102,11 @@ def main() -> None:
             row = ingest_once(text, Path(tmp))
             peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         per_mb = max(row["seconds"] - fixed, 0.0) / mb
-        base = base or per_mb
+        cpu_per_mb = max(row["cpu"] - fixed_cpu, 0.0) / mb
+        base, cpu_base = base or per_mb, cpu_base or cpu_per_mb
         peak_note = f"{peak / 1024:>8.0f}" if peak > before else f"{'<=prev':>8}"
-        print(f"{mb:>6} {row['seconds']:>8.1f} {per_mb:>7.1f} {per_mb / base:>6.2f} {peak_note} {row['chunks']:>7}")
+        print(f"{mb:>6} {row['seconds']:>8.1f} {per_mb:>7.1f} {per_mb / base:>6.2f} {cpu_per_mb:>9.1f} "
+              f"{cpu_per_mb / cpu_base:>6.2f} {peak_note} {row['chunks']:>7}", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -60,6 +60,9 @@ class IngestConfig(Section):
     # group; a larger file goes alone. group_docs = 1: every file alone.
     group_bytes: int = Field(200_000, ge=0)
     group_docs: int = Field(64, ge=1)
+    # A document with more text than this (and no images) is prepared and written in parts
+    # of about this many characters (kg.pipeline.stream): memory holds a part, not the document.
+    part_chars: int = Field(400_000, ge=1_000)
     keypoints: bool = True  # atomic facts per chunk (LLM, or entity sentences offline)
     describe_images: bool = True  # figure descriptions by the vision model (captions without one)
     executor: Literal["local", "ray"] = "local"  # ray: per-document work as Ray tasks (pip install hopgraph[ray])

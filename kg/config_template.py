@@ -31,6 +31,7 @@ parse_workers = 0             # processes reading a PDF's pages (0: one per CPU 
                               # files, pipelined one by one beside the embedding; 1: none)
 group_bytes = 200000          # small files are embedded, tagged and written in groups of at most
 group_docs = 64               #   this many bytes and files (a larger file goes alone; 1: all alone)
+part_chars = 400000           # a text longer than this goes in parts of about this many characters
 keypoints = true              # atomic facts per chunk (LLM; offline: sentences that carry an entity)
 describe_images = true        # figure descriptions by the vision model (without one: captions)
 executor = "local"            # "local" or "ray" (per-document work on a Ray cluster; pip install hopgraph[ray])

@@ -77,8 +77,10 @@ def chunk_document(
     penalty: float = 0.15,
     size: int = 800,
     overlap: int = 400,
+    first_index: int = 0,
 ) -> list[Chunk]:
-    """Chunk a document; Chunk.id = content_id(doc_id, index, text).
+    """Chunk a document; Chunk.id = content_id(doc_id, index, text), indexes
+    from `first_index` (a long document is chunked a part at a time).
 
     method "semantic" needs `embed` (texts -> L2-normalised rows); see
     _segment for the objective. method "fixed" cuts `size`-token windows that
@@ -111,7 +113,7 @@ def chunk_document(
             role=piece.role,
             cells=piece.cells,
         )
-        for index, piece in enumerate(pieces)
+        for index, piece in enumerate(pieces, first_index)
     ]
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kg.enrich.entity_matcher import EntityMatcher, _norm_space
 from kg.ids import content_id
 from kg.text import split_sentences
 
@@ -113,34 +114,6 @@ def keypoint_mentions(keypoints: list[dict[str, Any]], entity_names: dict[str, l
     of the passages are known (entity_names={} then, mentions added here)."""
     matcher = EntityMatcher(entity_names)
     return [{"s": k["id"], "d": eid, "count": n} for k in keypoints for eid, n in sorted(matcher.counts(k["text"]).items())]
-
-
-class EntityMatcher:
-    """Finds entity names in text: one compiled alternation, longest names first."""
-
-    def __init__(self, entity_names: dict[str, list[str]]):
-        self._ids: dict[str, set[str]] = {}
-        for eid, names in entity_names.items():
-            for name in [eid, *(names or [])]:
-                key = _norm_space(name).lower()
-                if len(key) >= 2:
-                    self._ids.setdefault(key, set()).add(eid)
-        if self._ids:
-            alternation = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in sorted(self._ids, key=len, reverse=True))
-            self._re: re.Pattern[str] | None = re.compile(
-                rf"(?<!\w)({alternation})(?:'s|’s|es|s)?(?!\w)", re.IGNORECASE
-            )
-        else:
-            self._re = None
-
-    def counts(self, text: str) -> Counter[str]:
-        out: Counter[str] = Counter()
-        if self._re is None or not text:
-            return out
-        for m in self._re.finditer(text):
-            for eid in self._ids.get(_norm_space(m.group(1)).lower(), ()):
-                out[eid] += 1
-        return out
 
 
 # The stage -------------------------------------------------------------------
@@ -330,10 +303,6 @@ class _Source:
     title: str
     section: str
     context: str  # for images: caption + nearby text (the crossmodal check)
-
-
-def _norm_space(text: str) -> str:
-    return re.sub(r"\s+", " ", text or "").strip()
 
 
 def _offline_keypoints(s: _Source, entity_names: dict[str, list[str]], limit: int) -> list[str]:

@@ -35,8 +35,11 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     is_chunk = np.array([i["label"] == "Chunk" for i in items])
     sim = settings.similarity
     new_ids = [ids[j] for j in np.nonzero(is_new)[0]]
-    # chunk-chunk: new chunks against everything; chunk-image: images as queries against chunks
-    cc_new = is_new & is_chunk
+    # chunk-chunk: new chunks against everything; chunk-image: images as queries against chunks.
+    # A passage repeated word for word (a licence footer in every section) is linked once.
+    with_vector = is_new & is_chunk
+    repeat = _repeats(items, is_new)
+    cc_new = with_vector & ~repeat
     cc_old = ~is_new & is_chunk
     if cc_old.any():
         pairs = knn_pairs_incremental(vecs[cc_new], [ids[j] for j in np.nonzero(cc_new)[0]],
@@ -49,7 +52,8 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     image_mask = ~is_chunk
     ci_pairs = []
     if image_mask.any():
-        all_pairs = knn_pairs(vecs, ids, sim.k, sim.min_score, query_mask=image_mask, candidate_mask=is_chunk)
+        all_pairs = knn_pairs(vecs, ids, sim.k, sim.min_score, query_mask=image_mask,
+                              candidate_mask=is_chunk & ~repeat)
         new_set = set(new_ids)
         ci_pairs = [p for p in all_pairs if (p[0] in new_set or p[1] in new_set)
                     and label[p[0]] != label[p[1]]]
@@ -64,11 +68,24 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     # graph doubles as a retrieval index (db.idx.vector / db.index.vector).
     store.ensure_vector_index("Chunk", "embedding", vecs.shape[1])
     store.set_vectors("Chunk", "embedding", [{"id": ids[j], "vector": vecs[j]}
-                                                  for j in np.nonzero(cc_new)[0]])
+                                                  for j in np.nonzero(with_vector)[0]])
     store.write("chunk_similar_chunk", chunk_rows, key=None)
     store.write("chunk_similar_image", image_rows, key=None)
     store.write("upsert_documents", [{"id": d, "linked": True} for d in sorted(new_docs)])
     return len(chunk_rows) + len(image_rows)
+
+def _repeats(items: list[dict], is_new: np.ndarray) -> np.ndarray:
+    """True for a new chunk whose exact text an earlier chunk has (an old one,
+    else a new one with a smaller id): it gets no SIMILAR_TO of its own, so
+    copies of one passage neither fill each other's k nearest at score 1.0
+    nor take k edges each. It keeps its vector, and its topic is the misc one."""
+    first: dict[str, int] = {}
+    for j in sorted(range(len(items)), key=lambda j: (bool(is_new[j]), items[j]["id"])):
+        if items[j]["label"] == "Chunk":
+            first.setdefault(items[j]["text"], j)
+    return np.array([bool(is_new[j]) and item["label"] == "Chunk" and first[item["text"]] != j
+                     for j, item in enumerate(items)], dtype=bool)
+
 
 def _nodes_for_knn(store) -> list[dict]:
     chunks = store.run("walk_chunks")

@@ -19,10 +19,11 @@ import numpy as np
 from kg.config import Settings
 from kg.models import ParsedDocument
 from kg.pipeline.corpus import link_similar
-from kg.pipeline.files import DocReport, portable_path
+from kg.pipeline.files import DocReport, failure_summary, portable_path
 from kg.pipeline.keypoint_step import (ask_keypoints, document_keypoints, split_keypoints, with_mentions,
                                       write_keypoints)
 from kg.pipeline.prepare import PreparedDocument, item_vectors, prepare_document
+from kg.pipeline.stream import stream_document, streams
 from kg.pipeline.timings import StageTimes, TimedStore
 from kg.pipeline.writes import DocumentWrite, write_documents
 
@@ -114,6 +115,8 @@ class Ingestor:
         """
         parsed = prepared.parsed if prepared is not None else self.parse(path, parse)
         parsed.path = portable_path(path)
+        if prepared is None and streams(parsed, self.settings.ingest.part_chars):  # a long text goes a part at a time
+            return stream_document(self, path, doc_id, parsed)
         described = self._submit_describe(parsed)
         self.wait_for_models()
         if prepared is None:
@@ -202,6 +205,10 @@ class Ingestor:
             done.set_result(_Descriptions({}, []))
             return done
         return self._llm_worker.submit(self._describe, parsed)
+
+    def submit_llm(self, fn, *args) -> Future:
+        """Work for the LLM thread, after what is queued (kg.pipeline.stream: a part's keypoints)."""
+        return self._llm_worker.submit(fn, *args)
 
     def _wait_for_backlog(self, most: int = 1) -> None:
         """Back-pressure: this thread runs at most `most` finishing tasks ahead of the LLM thread."""
@@ -389,11 +396,3 @@ class _Descriptions(dict):
     def __init__(self, rows: dict, failures: list):
         super().__init__(rows)
         self.failures = failures
-
-
-def failure_summary(failures: list[tuple[str, str]]) -> str:
-    """"3 x server error; 1 x unusable reply" from (source id, reason) pairs."""
-    from collections import Counter
-
-    counts = Counter(reason.split(":")[0].strip() or "error" for _, reason in failures)
-    return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(3))

@@ -93,3 +93,11 @@ def failure_report(settings: Settings, path: Path, exc: BaseException) -> DocRep
         return DocReport(str(path), "failed", str(exc))
     log_traceback(settings, path, exc)  # a bug or a library failure on one file must not stop the run
     return DocReport(str(path), "failed", f"unexpected error: {type(exc).__name__}: {exc}")
+
+
+def failure_summary(failures: list[tuple[str, str]]) -> str:
+    """"3 x server error; 1 x unusable reply" from (source id, reason) pairs."""
+    from collections import Counter
+
+    counts = Counter(reason.split(":")[0].strip() or "error" for _, reason in failures)
+    return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(3))

@@ -23,7 +23,7 @@ with the same names and aliases, SIMILAR_TO); only vectors may differ by
 the float noise of another batch. A file larger than group_bytes is a group
 of its own; with an entity process it goes the same way (its entities then
 overlap the next file's embedding), without one it takes the per-document
-path (Ingestor.ingest_document).
+path (Ingestor.ingest_document); so does a long text (kg.pipeline.stream).
 
 A file that cannot be read or chunked fails alone, with its own reason; if a
 group-wide step fails (a library error on one text, a batch write), the
@@ -46,6 +46,7 @@ from kg.config import Settings
 from kg.models import IngestError, ParsedDocument
 from kg.pipeline.files import DocReport, failure_report
 from kg.pipeline.prepare import PreparedDocument, RecordingEmbed, pool_many
+from kg.pipeline.stream import streams
 from kg.pipeline.timings import StageTimes
 
 PlanItem = tuple[Path, str, int]  # (file, doc id, size in bytes)
@@ -185,6 +186,9 @@ def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None
             ingestor.describe_early(doc_id, parsed_docs[-1][2])
         except Exception as exc:  # unreadable, empty, not UTF-8...: this file alone
             started.reports[doc_id] = failure_report(ingestor.settings, path, exc)
+    if len(parsed_docs) == 1 and streams(parsed_docs[0][2], ingestor.settings.ingest.part_chars):  # a long text: a part at a time, by finish_group
+        started.one_by_one = parsed_docs
+        return started
     ingestor.wait_for_models()
     try:
         outcomes = prepare_group([(doc_id, parsed) for _, doc_id, parsed in parsed_docs], ingestor.settings,

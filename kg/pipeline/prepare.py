@@ -52,8 +52,9 @@ class RecordingEmbed:
 
 
 def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, embedder: Any, extractor: Any,
-                     times: StageTimes) -> PreparedDocument:
-    """Chunks, references, chunk entities and chunk vectors of one parsed document."""
+                     times: StageTimes, first_index: int = 0) -> PreparedDocument:
+    """Chunks, references, chunk entities and chunk vectors of one parsed
+    document (or of one part of a long one: its chunks numbered from `first_index`)."""
     from kg.enrich.chunking import chunk_document
     from kg.enrich.embeddings import text_key
     from kg.enrich.references import caption_links, resolve_references, unresolved_reasons
@@ -63,7 +64,7 @@ def prepare_document(parsed: ParsedDocument, doc_id: str, settings: Settings, em
     model_before = embedder.model_seconds
     with times.stage("chunk"):
         chunks = chunk_document(parsed, doc_id, cfg.chunking, embed, cfg.min_tokens, cfg.max_tokens,
-                                size=cfg.fixed_size, overlap=cfg.fixed_overlap)
+                                size=cfg.fixed_size, overlap=cfg.fixed_overlap, first_index=first_index)
         resolved, unresolved = resolve_references(chunks, parsed.images)
         captions = caption_links(chunks, parsed.images)
     times.add("chunk", -(embedder.model_seconds - model_before), len(chunks))  # the model's share is "embed"

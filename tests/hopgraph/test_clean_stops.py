@@ -81,3 +81,41 @@ def test_sigkill_leaves_no_server_or_worker_behind(tmp_path):
     proc.kill()
     proc.wait(timeout=10)
     assert _gone_within([server_pid, *workers], 60), "server or workers outlived a killed run"
+
+
+def test_sigterm_while_a_long_text_goes_in_parts_stops_the_server_and_the_rerun_finishes_it(tmp_path):
+    """A long text (kg.pipeline.stream, here in 5,000-character parts) stopped
+    between its parts: the same clean stop, and the re-run writes the
+    document once (its chunks numbered 0..n-1, none twice)."""
+    pages = sorted(WIKI_DIR.glob("*.txt"))[:150]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "long.txt").write_text("\n\n".join(p.read_text(encoding="utf-8").strip() for p in pages))
+    env = {"HOPGRAPH_INGEST__PART_CHARS": "5000"}
+    proc = start_hopgraph(["ingest", "docs"], tmp_path, env=env)
+    pid_file = tmp_path / ".hopgraph" / "falkordb.pid"
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert pid_file.exists(), "the run never started its server"
+    server_pid = int(pid_file.read_text())
+    time.sleep(15)  # models loaded, the first parts written
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "re-run the same command to resume" in err
+    assert _gone_within([server_pid], 10), "server left behind"
+    again = hopgraph(["ingest", "docs"], tmp_path, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "ingest: 1 new" in again.stderr, again.stderr
+    from kg.store.falkor import FalkorStore
+
+    store = FalkorStore(tmp_path / ".hopgraph")
+    try:
+        rows = store.run_text("MATCH (c:Chunk) RETURN c.index AS i ORDER BY i", {})
+        assert [r["i"] for r in rows] == list(range(len(rows))) and len(rows) > 100
+        docs = store.run_text("MATCH (d:Document) RETURN d.ingested AS ingested", {})
+        assert docs == [{"ingested": True}]
+    finally:
+        store.close()
+        store.server.stop()
