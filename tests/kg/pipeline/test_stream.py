@@ -10,6 +10,7 @@ import pytest
 
 from testing_support import WIKI, make_settings, needs_corpus
 from kg.models import Block, ParsedDocument
+from kg.context import RunContext
 from kg.pipeline import run_ingest
 from kg.pipeline import stream
 from kg.pipeline.stream import document_parts, streams
@@ -48,7 +49,7 @@ def _ingest(doc: Path, data: Path, **ingest) -> tuple[dict, FalkorStore]:
     settings = make_settings(data, None, ingest={"min_tokens": 16, **ingest})
     store = FalkorStore(data, graph="test")
     store.ensure_schema()
-    return run_ingest(settings, store, [doc], console=Quiet()), store
+    return run_ingest(RunContext.open(settings, store, console=Quiet()), [doc]), store
 
 
 def _chunks(store: FalkorStore) -> list[dict]:
@@ -73,7 +74,7 @@ def test_a_long_text_in_parts_is_one_document_chained_and_linked_like_one_piece(
     summary, store = _ingest(doc, tmp_path / "parts" / ".hopgraph", part_chars=10_000)
     try:
         assert parts_seen == [10_000], "the long text did not take the streamed path"
-        assert summary["ingested"] == 1 and summary["similar_to"] > 0
+        assert summary.ingested == 1 and summary.similar_to > 0
         docs = store.run_text("MATCH (d:Document) RETURN d.ingested AS ingested, d.linked AS linked", {})
         assert docs == [{"ingested": True, "linked": True}]
         chunks = _chunks(store)
@@ -87,10 +88,10 @@ def test_a_long_text_in_parts_is_one_document_chained_and_linked_like_one_piece(
         assert " ".join(c["text"] for c in chunks).split() == " ".join(c["text"] for c in one_piece).split()
         counts = store.counts()
         assert counts["nodes"]["Keypoint"] > 0 and counts["relationships"]["MENTIONS"] > 0
-        assert summary["similar_to"] >= 0.9 * whole["similar_to"]
+        assert summary.similar_to >= 0.9 * whole.similar_to
         settings = make_settings(tmp_path / "parts" / ".hopgraph", None, ingest={"min_tokens": 16, "part_chars": 10_000})
-        again = run_ingest(settings, store, [doc], console=Quiet())
-        assert again["unchanged"] == 1 and len(_chunks(store)) == len(chunks)
+        again = run_ingest(RunContext.open(settings, store, console=Quiet()), [doc])
+        assert again.unchanged == 1 and len(_chunks(store)) == len(chunks)
     finally:
         store.close()
         store.server.stop()
@@ -115,7 +116,7 @@ def test_a_passage_repeated_word_for_word_is_linked_once(tmp_path):
         assert all(row["has_vector"] for row in rows)
         for group in copies:
             assert sum(row["links"] > 0 for row in group) <= 1, group[0]["text"][:60]
-        assert summary["similar_to"] > 0
+        assert summary.similar_to > 0
     finally:
         store.close()
         store.server.stop()
