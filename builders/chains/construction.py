@@ -19,6 +19,15 @@ describes it. So a serial chain is kept only when, hop by hop:
 * shortcut pre-check: the last hop is not ranked first for all the earlier
   facts together (bridge and answer names removed), and the answer is named
   by no earlier hop;
+* answer-side rivals: the last hop holds other candidate answers of the
+  target's kind, each in a relation of its own there ("rival answers"); a
+  last hop whose only candidate is the target answers alone, however well
+  the question hides the bridge (what a strict verifier rejected most);
+* the bridge's own words: the content words hop i-1's fact describes its
+  bridge by are split into those no later hop's evidence holds (the writer
+  may use them) and those it holds (the writer must not: a reader would
+  find the bridge in the later hop by them); a fact most of whose words
+  recur later is dropped;
 * bridges mean one thing: a cross-document step needs the two chunks'
   contexts to agree (dense cosine, shortcuts.CorpusIndex), a table bridge
   must be the row's own name (not "Layers" for a "# Layers" row).
@@ -44,6 +53,10 @@ MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bri
 MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that identifies it
 ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
+MIN_ANSWER_RIVALS = 1  # other candidate answers of the target's kind in the last hop
+MAX_SHARED_WORDS = 0.5  # share of a bridge fact's content words that may recur in a later hop
+COMMON_ZIPF = 5.0  # words at least this frequent in English ("using", "results") describe nothing
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -58,6 +71,10 @@ class Construction:
     echo: list[float] = field(default_factory=list)  # per hop >= 1: BM25 share for hop i-1's fact
     last_rank: int = 0  # BM25 rank of the last hop for the earlier facts (0: not in the top 10)
     context: list[float] = field(default_factory=list)  # per cross-document step: dense cosine
+    answer_rivals: int = -1  # other answers of the target's kind in the last hop (-1: a fork, not measured)
+    answer_rival_names: list[str] = field(default_factory=list)  # a few of them, for the writer
+    describe_by: list[list[str]] = field(default_factory=list)  # per bridge: fact words no later hop holds
+    avoid_words: list[list[str]] = field(default_factory=list)  # per bridge: fact words a later hop holds
     reason: str = ""  # why the pre-check dropped it ("" when kept)
 
     def to_dict(self) -> dict:
@@ -99,8 +116,19 @@ class ChainConstruction:
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
+            own, shared = self._fact_words(fact, cand.hops[i:])
+            c.describe_by.append(own)
+            c.avoid_words.append(shared)
             if not c.reason:
                 c.reason = self._hop_reason(i, c)
+            if not c.reason and len(shared) > MAX_SHARED_WORDS * max(1, len(own) + len(shared)):
+                c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is worded in a later hop too"
+        if len(cand.hops) > 1:
+            rivals = self._answer_rivals(cand)
+            c.answer_rivals = len(rivals) if isinstance(rivals, list) else rivals
+            c.answer_rival_names = sorted(rivals)[:6] if isinstance(rivals, list) else []
+            if not c.reason and c.answer_rivals < MIN_ANSWER_RIVALS:
+                c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
         earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
                               + self.names(cand.answer_entity))
         last = cand.hops[-1].node_id
@@ -177,6 +205,28 @@ class ChainConstruction:
                       and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
                       and self.statements.partners(hop.node_id, e))
 
+    def _answer_rivals(self, cand: Candidate) -> list[str] | int:
+        """Other candidate answers of the target's kind that stand in a relation in the last hop
+        (for a table cell: the same column's cells in the table's other rows)."""
+        last = cand.hops[-1].node_id
+        if cand.table_cell is not None:
+            return max(0, self.table_rows(last) - 1)
+        answer = cand.answer_entity
+        if not answer:
+            return 0
+        chain = set(cand.bridges) | {answer}
+        name = self.view.entity_name.get(answer, answer)
+        return sorted({self.view.entity_name.get(e, e) for e in self.view.mentions.get(last, ())
+                       if e not in chain and self.same_kind(answer, e) and self.statements.rules.specific(e)
+                       and not _nested(self.view.entity_name.get(e, e), name) and self.statements.partners(last, e)})
+
+    def _fact_words(self, fact: str, later_hops) -> tuple[list[str], list[str]]:
+        """The fact's content words that no later hop's evidence holds, and those it does."""
+        later = {_stem(w) for h in later_hops for w in _WORD.findall(self.view.nodes[h.node_id].text)}
+        words = dict.fromkeys(w.lower() for w in _WORD.findall(fact) if zipf(w.lower()) < COMMON_ZIPF)
+        own = [w for w in words if _stem(w) not in later]
+        return own, [w for w in words if _stem(w) in later]
+
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)
         own = scores.get(earlier_node, 0.0)
@@ -249,3 +299,8 @@ def _nested(a: str, b: str) -> bool:
     """One name inside the other ("8 MCAS" and "MCAS"): a variant of the bridge, not a rival."""
     a, b = a.lower(), b.lower()
     return bool(a and b) and (a in b or b in a)
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word

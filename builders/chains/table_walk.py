@@ -128,7 +128,7 @@ class TableWalk:
         rows = list(self.tables.rows(entry.entity))
         w.rng.shuffle(rows)
         for table, row in rows:
-            if not w.compatible(table, visited) or (
+            if not w.compatible(table, visited) or (w.strict and not w.memory.fresh(table)) or (
                     w.view.nodes[table].doc_id != doc and not w.rules.cross_document_ok(entry.entity)):
                 continue
             cell = self.tables.choose_cell(w.rng, table, row, text)
