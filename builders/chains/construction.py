@@ -84,11 +84,13 @@ class Construction:
 class ChainConstruction:
     """Measures candidates against the rules of the module docstring."""
 
-    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex, table_rows=None):
+    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex, table_rows=None,
+                 row_labels: dict[str, list[str]] | None = None):
         self.view = view
         self.statements = statements
         self.index = index
         self.table_rows = table_rows or (lambda table_id: 0)  # rows of a table with answerable cells
+        self.row_labels = row_labels or {}  # table id -> its answerable rows' labels
 
     def names(self, ent: str) -> list[str]:
         return self.statements.names(ent) if ent else []
@@ -108,7 +110,11 @@ class ChainConstruction:
             if not incoming:
                 continue
             statement = self._identifying(cand, i - 1, bridges)
-            c.rivals.append(self._rivals(cand.hops[i - 1].node_id, incoming, statement))
+            rivals = self._rivals(cand.hops[i - 1].node_id, incoming, statement)
+            rows = self._row_rivals(cand.table_cell, statement) if cand.table_cell and i == len(cand.hops) - 1 else 0
+            c.rivals.append(max(rivals, rows))
+            if rows and not c.reason:
+                c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
             c.siblings.append(len(siblings) if isinstance(siblings, list) else siblings)
             c.sibling_names.append(sorted(self.view.entity_name.get(e, e) for e in siblings)[:6]
@@ -192,6 +198,12 @@ class ChainConstruction:
                    if e != ent and self.same_kind(ent, e) and self.statements.rules.specific(e)
                    and find_surface(self.names(e), statement) is not None)
 
+    def _row_rivals(self, cell, statement: str) -> int:
+        """Other rows of the bridge's table named in its identifying sentence ("BART and PEGASUS"):
+        the sentence does not single out the row, whatever the entity types say."""
+        others = [label for label in self.row_labels.get(cell.table_id, []) if label != cell.row_label]
+        return sum(1 for label in others if statement and find_surface([label], statement) is not None)
+
     def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str] | int:
         """Entities of the incoming bridge's kind that stand in a relation in hop i's evidence too
         (for a table hop: how many other rows it has)."""
@@ -211,14 +223,16 @@ class ChainConstruction:
         last = cand.hops[-1].node_id
         if cand.table_cell is not None:
             return max(0, self.table_rows(last) - 1)
-        answer = cand.answer_entity
-        if not answer:
-            return 0
-        chain = set(cand.bridges) | {answer}
+        return self.answer_rivals(last, cand.answer_entity, set(cand.bridges)) if cand.answer_entity else 0
+
+    def answer_rivals(self, node_id: str, answer: str, chain: set[str]) -> list[str]:
+        """Names of the other entities of `answer`'s kind in a relation in `node_id` (also the
+        walker's choice of an answer: one with rivals first)."""
         name = self.view.entity_name.get(answer, answer)
-        return sorted({self.view.entity_name.get(e, e) for e in self.view.mentions.get(last, ())
-                       if e not in chain and self.same_kind(answer, e) and self.statements.rules.specific(e)
-                       and not _nested(self.view.entity_name.get(e, e), name) and self.statements.partners(last, e)})
+        return sorted({self.view.entity_name.get(e, e) for e in self.view.mentions.get(node_id, ())
+                       if e not in chain and e != answer and self.same_kind(answer, e)
+                       and self.statements.rules.specific(e) and not _nested(self.view.entity_name.get(e, e), name)
+                       and self.statements.partners(node_id, e)})
 
     def _fact_words(self, fact: str, later_hops) -> tuple[list[str], list[str]]:
         """The fact's content words that no later hop's evidence holds, and those it does."""
@@ -282,8 +296,7 @@ class ChainConstruction:
         name = self.view.entity_name.get(cand.hops[-2].bridge, "")
         if _COUNT_LABEL.match(cell.row_label):
             return "pre-check: the table bridge is a count row's label"
-        words = name.split()
-        if len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0:
+        if ordinary_word(name):
             return "pre-check: the table bridge is an ordinary word"
         return ""
 
@@ -299,6 +312,12 @@ def _nested(a: str, b: str) -> bool:
     """One name inside the other ("8 MCAS" and "MCAS"): a variant of the bridge, not a rival."""
     a, b = a.lower(), b.lower()
     return bool(a and b) and (a in b or b in a)
+
+
+def ordinary_word(name: str) -> bool:
+    """One everyday word ("Models", "Total"): no name for a table row to be a bridge by."""
+    words = name.split()
+    return len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0
 
 
 def _stem(word: str) -> str:

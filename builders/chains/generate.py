@@ -107,9 +107,11 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store=
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
     tables = walker.table_walk.tables
     rows: dict[str, int] = {}
-    for table_id, _ in tables.cells:
+    labels: dict[str, list[str]] = {}
+    for (table_id, _), cells in tables.cells.items():
         rows[table_id] = rows.get(table_id, 0) + 1
-    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0))
+        labels.setdefault(table_id, []).append(cells[0].row_label)
+    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0), labels)
     walker.strict = strict
     return walker
 
