@@ -223,16 +223,28 @@ class ChainConstruction:
         last = cand.hops[-1].node_id
         if cand.table_cell is not None:
             return max(0, self.table_rows(last) - 1)
-        return self.answer_rivals(last, cand.answer_entity, set(cand.bridges)) if cand.answer_entity else 0
+        incoming = cand.hops[-2].bridge if cand.hops[-2].bridge_kind == "entity" else ""
+        return self.answer_rivals(last, cand.answer_entity, set(cand.bridges), incoming) if cand.answer_entity else 0
 
-    def answer_rivals(self, node_id: str, answer: str, chain: set[str]) -> list[str]:
-        """Names of the other entities of `answer`'s kind in a relation in `node_id` (also the
-        walker's choice of an answer: one with rivals first)."""
+    def answer_rivals(self, node_id: str, answer: str, chain: set[str], incoming: str = "") -> list[str]:
+        """Names of the other candidate answers in `node_id`: entities of `answer`'s kind in a relation
+        there, or of its entity type in a relation with a rival of the incoming bridge (each tied to
+        another bridge candidate). Also the walker's choice of an answer: one with rivals first."""
         name = self.view.entity_name.get(answer, answer)
-        return sorted({self.view.entity_name.get(e, e) for e in self.view.mentions.get(node_id, ())
-                       if e not in chain and e != answer and self.same_kind(answer, e)
-                       and self.statements.rules.specific(e) and not _nested(self.view.entity_name.get(e, e), name)
-                       and self.statements.partners(node_id, e)})
+        label = self.view.entity_label.get(answer, "")
+        out = set()
+        for e in self.view.mentions.get(node_id, ()):
+            other = self.view.entity_name.get(e, e)
+            if e in chain or e in (answer, incoming) or not self.statements.rules.specific(e) or _nested(other, name):
+                continue
+            partners = self.statements.partners(node_id, e)
+            if self.same_kind(answer, e) and partners:
+                out.add(other)
+            elif label and incoming and self.view.entity_label.get(e, "") == label \
+                    and not self.same_kind(incoming, e) \
+                    and any(p not in chain and p != incoming and self.same_kind(incoming, p) for p in partners):
+                out.add(other)
+        return sorted(out)
 
     def _fact_words(self, fact: str, later_hops) -> tuple[list[str], list[str]]:
         """The fact's content words that no later hop's evidence holds, and those it does."""

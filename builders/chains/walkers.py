@@ -234,7 +234,7 @@ class Walker:
             # COARSE annotations" names the other one whichever the question means.
             options = [e for e in options if not self.construction.same_kind(incoming, e)]
             # An answer with rivals of its kind here first: the only candidate answers alone (construction.py).
-            rich = [e for e in options if self.construction.answer_rivals(node_id, e, set(bridges) | {incoming})]
+            rich = [e for e in options if self.construction.answer_rivals(node_id, e, set(bridges), incoming)]
             options = rich or options
         return self.rng.choice(options) if options else ""
 
