@@ -111,7 +111,8 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store=
     for (table_id, _), cells in tables.cells.items():
         rows[table_id] = rows.get(table_id, 0) + 1
         labels.setdefault(table_id, []).append(cells[0].row_label)
-    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0), labels)
+    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0), labels,
+                                              cfg.min_answer_rivals)
     walker.strict = strict
     return walker
 
