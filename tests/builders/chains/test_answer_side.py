@@ -44,7 +44,10 @@ def test_the_bridge_facts_words_are_split_by_whether_a_later_hop_holds_them(view
     echoed = construction(view).check(serial(("c10", HMI), ("c8", ""), answer=ARV))
     assert {"operates", "baltic", "vessel"} <= set(echoed.avoid_words[0])  # ("research" is too common to count)
     assert echoed.describe_by == [["fleet"]]
-    assert echoed.reason  # echoed by the later hop: BM25 or the fact-words rule drops it
+    assert echoed.reason == ""  # "fleet" is its own: the writer describes the bridge by it
+    add_chunk(view, "c12", "The Helsinki Marine Institute operates a Baltic vessel.", doc="d1")
+    nothing_own = construction(view).check(serial(("c12", HMI), ("c8", ""), answer=ARV))
+    assert nothing_own.describe_by == [[]] and nothing_own.reason  # the later hop says it all
 
 
 def test_a_table_bridge_named_beside_other_rows_of_its_table_is_refused(view):
