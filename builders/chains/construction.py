@@ -111,8 +111,11 @@ class ChainConstruction:
                 continue
             statement = self._identifying(cand, i - 1, bridges)
             rivals = self._rivals(cand.hops[i - 1].node_id, incoming, statement)
-            rows = self._row_rivals(cand.table_cell, statement) if cand.table_cell and i == len(cand.hops) - 1 else 0
-            c.rivals.append(max(rivals, rows))
+            into_table = cand.table_cell is not None and i == len(cand.hops) - 1
+            rows = self._row_rivals(cand.table_cell, statement) if into_table else 0
+            # Into a table only its rows are candidates: names beside the bridge that label no row
+            # ("Rouge-1, Rouge-2" beside "BART") leave nothing to eliminate; rows named beside it do.
+            c.rivals.append(rows if into_table else rivals)
             if rows and not c.reason:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)

@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from builders.chains.bridges import BridgeRules
-from builders.chains.construction import ChainConstruction
+from builders.chains.construction import ChainConstruction, ordinary_word
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.sampling import RoundDraw
 from builders.chains.shortcuts import CorpusIndex, load_vectors
+from builders.chains.tables import name_table_rows
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
@@ -100,6 +101,8 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store=
     cfg = settings.generate
     if strict and not settings.llm.vision_model:
         images_as_captions(view)
+    if strict:  # offline the demo's draws stay as they were
+        name_table_rows(view, frozenset(cfg.evidence_roles), ordinary_word)
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,

@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 from builders.chains.candidate import Candidate
 
+TABLE_CHAINS = 2  # chains a strict run may end in one table, each through another row (bridge)
+
 
 class WalkMemory:
     """Start chunks by document, and the last hops and bridges of the chains kept so far."""
@@ -31,6 +33,7 @@ class WalkMemory:
         self.docs = sorted(self.by_doc)
         self.ends: set[str] = set()
         self.bridges: Counter = Counter()
+        self.table_uses: Counter = Counter()
 
     def start(self, rng, usable: Callable[[str], bool], by_document: bool) -> str | None:
         """A start chunk that `usable` accepts (the others are dropped for good)."""
@@ -56,8 +59,15 @@ class WalkMemory:
         return None
 
     def remember(self, cand: Candidate) -> None:
-        """A kept chain: its last hop (a table for a table cell) is entered no more, its bridges go last."""
-        self.ends.add(cand.hops[-1].node_id)
+        """A kept chain: its last hop is entered no more (a table: after TABLE_CHAINS rows, since its
+        rows' cells are each their own honest answer), its bridges go last."""
+        last = cand.hops[-1].node_id
+        if cand.table_cell is not None:
+            self.table_uses[last] += 1
+            if self.table_uses[last] < TABLE_CHAINS:
+                self.bridges.update(b for b in cand.bridges if b)
+                return
+        self.ends.add(last)
         self.bridges.update(b for b in cand.bridges if b)
 
     def fresh(self, node_id: str) -> bool:

@@ -275,8 +275,8 @@ class Walker:
         if not self.chunks:
             return None
         length = self.sample_length()
-        if self.table_walk.possible(length) and self.rng.random() < self.table_share:
-            cand = self.table_walk.chain(length)
+        if self.table_walk.possible(length) and (self.strict or self.rng.random() < self.table_share):
+            cand = self.table_walk.chain(length)  # strict: a cell (rival answers: its column) first
             if cand is not None:
                 return cand
         for _ in range(self.STARTS):
