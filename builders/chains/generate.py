@@ -186,7 +186,7 @@ def run_generate(settings: Settings, store, max_calls=None, budget_tokens=None, 
     if settings.llm_configured and not dry_run:
         named = domain_at_generate(store, client, settings.llm.prompts_dir)
         if named:  # ingest ran offline: the writer gets a domain and persona worth writing from
-            view.domain, view.persona = named["domain"], named["persona"]
+            view.domain, view.persona, view.doc_personas = named["domain"], named["persona"], named["documents"]
     if dry_run and not settings.llm_configured:
         console.print("generate --dry-run: no LLM configured; the offline generator spends nothing")
         return report.to_dict()

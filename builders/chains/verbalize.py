@@ -240,6 +240,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         item = {
             "index": i,
             "modality": _modality(node),
+            "source": view.doc_title.get(node.doc_id, ""),  # the writer names it where a question leans on it
             "evidence": evidence_window(node.text, max_chars, keep),
             "bridge_to_next": view.entity_name.get(hop.bridge, "") if hop.bridge else "",
         }
