@@ -6,7 +6,8 @@ walker free to end where a kept chain ended finds that chain again and
 again: sampling.distinct then drops it ("same bridges or same last hop as
 an earlier chain"; 83 such draws for 5 verbalized candidates on nine PDFs).
 So a strict walker draws a document first and then one of its chunks, never
-enters a node that ended a kept chain (a chunk, an image or a table), and
+enters a node that ended a kept chain (a chunk, an image, or a table once
+TABLE_CHAINS of its rows answered chains), and
 tries bridges that no kept chain used before the others. Offline the
 draws stay as they were (chunk first, no memory), so a seed gives the
 same demo.

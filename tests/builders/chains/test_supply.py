@@ -43,3 +43,19 @@ def test_a_kept_chains_last_hop_is_entered_no_more_and_its_bridges_go_last():
     rng = random.Random(2)
     starts = {memory.start(rng, lambda c: c.startswith("small"), by_document=True) for _ in range(50)}
     assert "small2" not in starts
+
+
+def test_a_table_ends_two_chains_through_different_rows_then_no_more():
+    from builders.chains.tables import TableCell
+
+    memory = WalkMemory(doc_of, CHUNKS)
+
+    def cell_chain(bridge: str, row: int) -> Candidate:
+        cell = TableCell("table1", bridge, "Accuracy", "71.4", "", row, 1)
+        return Candidate("text_chain", [Hop("big1", "Chunk", bridge, "entity"), Hop("table1", "Chunk")],
+                         [(0, 1), (1, 2)], "", {"table_cell": cell.to_meta()})
+
+    memory.remember(cell_chain("row-a", 0))
+    assert memory.fresh("table1") and memory.bridges["row-a"] == 1
+    memory.remember(cell_chain("row-b", 1))
+    assert not memory.fresh("table1")
