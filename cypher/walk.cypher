@@ -52,7 +52,7 @@ RETURN c.id AS chunk, t.id AS topic
 
 // name: corpus_meta
 MATCH (m:Corpus)
-RETURN m.domain AS domain, m.persona AS persona, m.generator AS generator
+RETURN m.domain AS domain, m.persona AS persona, m.generator AS generator, m.document_personas AS document_personas
 
 // name: walk_topic_keywords
 // The corpus's topics, largest first, for the domain and persona named at generate time.

@@ -152,6 +152,8 @@ class GenerateConfig(Section):
     table_share: float = Field(0.3, ge=0, le=1)
     # Variety: one table, or the table-cell question template, supplies at most this share of the n chains.
     variety_share: float = Field(0.2, gt=0, le=1)
+    # With an LLM: other candidate answers of the target's kind the last hop must hold (0: not required).
+    min_answer_rivals: int = Field(1, ge=0)
 
     @field_validator("types")
     @classmethod

@@ -90,6 +90,7 @@ max_doc_share = 0.3           # a bridge in more of one document's chunks is tha
 max_df_share = 0.1            # a bridge in more of the documents (20+ documents) is too common
 table_share = 0.3             # chance a text chain ends in one table cell when its last bridge names a row
 variety_share = 0.2           # one table, or the table-cell question template, gives at most this share of the chains
+min_answer_rivals = 1         # with an LLM: other answers of the target's kind the last hop must hold (0: none)
 
 [verify]
 necessity = "judge"           # or "empirical": answer with each hop removed (MC-Search HAVE)

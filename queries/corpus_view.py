@@ -9,6 +9,7 @@ slower than a dict of sets for the short, random walks we take (see README).
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -52,6 +53,7 @@ class CorpusView:
     doc_title: dict[str, str] = field(default_factory=dict)
     domain: str = ""
     persona: str = ""
+    doc_personas: dict[str, dict[str, str]] = field(default_factory=dict)  # doc id -> {domain, persona}
 
     @property
     def chunk_ids(self) -> list[str]:
@@ -118,4 +120,5 @@ def load_corpus_view(store) -> CorpusView:
     if meta:
         view.domain = meta[0]["domain"] or ""
         view.persona = meta[0]["persona"] or ""
+        view.doc_personas = json.loads(meta[0].get("document_personas") or "{}")
     return view

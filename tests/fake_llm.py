@@ -195,7 +195,10 @@ class FakeLLM:
         domain = " and ".join(top[:2]) if len(top) > 1 else top[0]
         persona = (f"A specialist in {domain} who cross-checks facts about {', '.join(top)} across several "
                    "reports before writing a review.")
-        return {"domain": domain, "persona": persona}
+        titles = re.findall(r"(?m)^- (.+)$", text.split("Document titles:", 1)[-1])
+        documents = [{"title": t, "domain": f"the subject of {t}", "persona": f"A reader who studies {t}."}
+                     for t in titles]
+        return {"domain": domain, "persona": persona, "documents": documents}
 
     def _merge_duplicates(self, text: str) -> dict[str, Any]:
         question = _between(text, "Question A: ", "\n").strip() or "Which one?"

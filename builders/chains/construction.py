@@ -19,6 +19,16 @@ describes it. So a serial chain is kept only when, hop by hop:
 * shortcut pre-check: the last hop is not ranked first for all the earlier
   facts together (bridge and answer names removed), and the answer is named
   by no earlier hop;
+* answer-side rivals: the last hop holds other candidate answers of the
+  target's kind, each in a relation of its own there ("rival answers"); a
+  last hop whose only candidate is the target answers alone, however well
+  the question hides the bridge (what a strict verifier rejected most);
+* the bridge's own words: the content words hop i-1's fact describes its
+  bridge by are split into those no later hop's evidence holds (the writer
+  may use them) and those it holds (the writer must not: a reader would
+  find the bridge in the later hop by them); a fact all of whose words
+  recur later is dropped (on the nine held-out PDFs a stricter share, half,
+  dropped only chains whose last hop answered alone anyway);
 * bridges mean one thing: a cross-document step needs the two chunks'
   contexts to agree (dense cosine, shortcuts.CorpusIndex), a table bridge
   must be the row's own name (not "Layers" for a "# Layers" row).
@@ -44,6 +54,8 @@ MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bri
 MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that identifies it
 ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
+COMMON_ZIPF = 5.0  # words at least this frequent in English ("using", "results") describe nothing
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -58,6 +70,10 @@ class Construction:
     echo: list[float] = field(default_factory=list)  # per hop >= 1: BM25 share for hop i-1's fact
     last_rank: int = 0  # BM25 rank of the last hop for the earlier facts (0: not in the top 10)
     context: list[float] = field(default_factory=list)  # per cross-document step: dense cosine
+    answer_rivals: int = -1  # other answers of the target's kind in the last hop (-1: a fork, not measured)
+    answer_rival_names: list[str] = field(default_factory=list)  # a few of them, for the writer
+    describe_by: list[list[str]] = field(default_factory=list)  # per bridge: fact words no later hop holds
+    avoid_words: list[list[str]] = field(default_factory=list)  # per bridge: fact words a later hop holds
     reason: str = ""  # why the pre-check dropped it ("" when kept)
 
     def to_dict(self) -> dict:
@@ -67,11 +83,14 @@ class Construction:
 class ChainConstruction:
     """Measures candidates against the rules of the module docstring."""
 
-    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex, table_rows=None):
+    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex, table_rows=None,
+                 row_labels: dict[str, list[str]] | None = None, min_answer_rivals: int = 1):
         self.view = view
         self.statements = statements
         self.index = index
         self.table_rows = table_rows or (lambda table_id: 0)  # rows of a table with answerable cells
+        self.row_labels = row_labels or {}  # table id -> its answerable rows' labels
+        self.min_answer_rivals = min_answer_rivals  # [generate] min_answer_rivals
 
     def names(self, ent: str) -> list[str]:
         return self.statements.names(ent) if ent else []
@@ -91,7 +110,14 @@ class ChainConstruction:
             if not incoming:
                 continue
             statement = self._identifying(cand, i - 1, bridges)
-            c.rivals.append(self._rivals(cand.hops[i - 1].node_id, incoming, statement))
+            rivals = self._rivals(cand.hops[i - 1].node_id, incoming, statement)
+            into_table = cand.table_cell is not None and i == len(cand.hops) - 1
+            rows = self._row_rivals(cand.table_cell, statement) if into_table else 0
+            # Into a table only its rows are candidates: names beside the bridge that label no row
+            # ("Rouge-1, Rouge-2" beside "BART") leave nothing to eliminate; rows named beside it do.
+            c.rivals.append(rows if into_table else rivals)
+            if rows and not c.reason:
+                c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
             c.siblings.append(len(siblings) if isinstance(siblings, list) else siblings)
             c.sibling_names.append(sorted(self.view.entity_name.get(e, e) for e in siblings)[:6]
@@ -99,8 +125,19 @@ class ChainConstruction:
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
+            own, shared = self._fact_words(fact, cand.hops[i:])
+            c.describe_by.append(own)
+            c.avoid_words.append(shared)
             if not c.reason:
                 c.reason = self._hop_reason(i, c)
+            if not c.reason and shared and not own:
+                c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is worded in a later hop too"
+        if len(cand.hops) > 1:
+            rivals = self._answer_rivals(cand)
+            c.answer_rivals = len(rivals) if isinstance(rivals, list) else rivals
+            c.answer_rival_names = sorted(rivals)[:6] if isinstance(rivals, list) else []
+            if not c.reason and c.answer_rivals < self.min_answer_rivals:
+                c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
         earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
                               + self.names(cand.answer_entity))
         last = cand.hops[-1].node_id
@@ -164,6 +201,12 @@ class ChainConstruction:
                    if e != ent and self.same_kind(ent, e) and self.statements.rules.specific(e)
                    and find_surface(self.names(e), statement) is not None)
 
+    def _row_rivals(self, cell, statement: str) -> int:
+        """Other rows of the bridge's table named in its identifying sentence ("BART and PEGASUS"):
+        the sentence does not single out the row, whatever the entity types say."""
+        others = [label for label in self.row_labels.get(cell.table_id, []) if label != cell.row_label]
+        return sum(1 for label in others if statement and find_surface([label], statement) is not None)
+
     def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str] | int:
         """Entities of the incoming bridge's kind that stand in a relation in hop i's evidence too
         (for a table hop: how many other rows it has)."""
@@ -176,6 +219,42 @@ class ChainConstruction:
                       if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
                       and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
                       and self.statements.partners(hop.node_id, e))
+
+    def _answer_rivals(self, cand: Candidate) -> list[str] | int:
+        """Other candidate answers of the target's kind that stand in a relation in the last hop
+        (for a table cell: the same column's cells in the table's other rows)."""
+        last = cand.hops[-1].node_id
+        if cand.table_cell is not None:
+            return max(0, self.table_rows(last) - 1)
+        incoming = cand.hops[-2].bridge if cand.hops[-2].bridge_kind == "entity" else ""
+        return self.answer_rivals(last, cand.answer_entity, set(cand.bridges), incoming) if cand.answer_entity else 0
+
+    def answer_rivals(self, node_id: str, answer: str, chain: set[str], incoming: str = "") -> list[str]:
+        """Names of the other candidate answers in `node_id`: entities of `answer`'s kind in a relation
+        there, or of its entity type in a relation with a rival of the incoming bridge (each tied to
+        another bridge candidate). Also the walker's choice of an answer: one with rivals first."""
+        name = self.view.entity_name.get(answer, answer)
+        label = self.view.entity_label.get(answer, "")
+        out = set()
+        for e in self.view.mentions.get(node_id, ()):
+            other = self.view.entity_name.get(e, e)
+            if e in chain or e in (answer, incoming) or not self.statements.rules.specific(e) or _nested(other, name):
+                continue
+            partners = self.statements.partners(node_id, e)
+            if self.same_kind(answer, e) and partners:
+                out.add(other)
+            elif label and incoming and self.view.entity_label.get(e, "") == label \
+                    and not self.same_kind(incoming, e) \
+                    and any(p not in chain and p != incoming and self.same_kind(incoming, p) for p in partners):
+                out.add(other)
+        return sorted(out)
+
+    def _fact_words(self, fact: str, later_hops) -> tuple[list[str], list[str]]:
+        """The fact's content words that no later hop's evidence holds, and those it does."""
+        later = {_stem(w) for h in later_hops for w in _WORD.findall(self.view.nodes[h.node_id].text)}
+        words = dict.fromkeys(w.lower() for w in _WORD.findall(fact) if zipf(w.lower()) < COMMON_ZIPF)
+        own = [w for w in words if _stem(w) not in later]
+        return own, [w for w in words if _stem(w) in later]
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)
@@ -232,8 +311,7 @@ class ChainConstruction:
         name = self.view.entity_name.get(cand.hops[-2].bridge, "")
         if _COUNT_LABEL.match(cell.row_label):
             return "pre-check: the table bridge is a count row's label"
-        words = name.split()
-        if len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0:
+        if ordinary_word(name):
             return "pre-check: the table bridge is an ordinary word"
         return ""
 
@@ -249,3 +327,14 @@ def _nested(a: str, b: str) -> bool:
     """One name inside the other ("8 MCAS" and "MCAS"): a variant of the bridge, not a rival."""
     a, b = a.lower(), b.lower()
     return bool(a and b) and (a in b or b in a)
+
+
+def ordinary_word(name: str) -> bool:
+    """One everyday word ("Models", "Total"): no name for a table row to be a bridge by."""
+    words = name.split()
+    return len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word

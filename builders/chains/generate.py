@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from rich.console import Console
 
 from builders.chains.bridges import BridgeRules
-from builders.chains.construction import ChainConstruction
+from builders.chains.construction import ChainConstruction, ordinary_word
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.sampling import RoundDraw
 from builders.chains.shortcuts import CorpusIndex, load_vectors
+from builders.chains.tables import name_table_rows
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
@@ -106,6 +107,8 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     cfg = settings.generate
     if strict and not settings.llm.vision_model:
         images_as_captions(view)
+    if strict:  # offline the demo's draws stay as they were
+        name_table_rows(view, frozenset(cfg.evidence_roles), ordinary_word)
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
@@ -113,9 +116,12 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
     tables = walker.table_walk.tables
     rows: dict[str, int] = {}
-    for table_id, _ in tables.cells:
+    labels: dict[str, list[str]] = {}
+    for (table_id, _), cells in tables.cells.items():
         rows[table_id] = rows.get(table_id, 0) + 1
-    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0))
+        labels.setdefault(table_id, []).append(cells[0].row_label)
+    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0), labels,
+                                              cfg.min_answer_rivals)
     walker.strict = strict
     return walker
 
@@ -178,7 +184,7 @@ def run_generate(ctx: RunContext, strict: bool | None = None) -> GenerateReport:
     if client is not None and not dry_run:
         named = domain_at_generate(store, client, settings.llm.prompts_dir)
         if named:  # ingest ran offline: the writer gets a domain and persona worth writing from
-            view.domain, view.persona = named["domain"], named["persona"]
+            view.domain, view.persona, view.doc_personas = named["domain"], named["persona"], named["documents"]
     if dry_run and client is None:
         console.print("generate --dry-run: no LLM configured; the offline generator spends nothing")
         return report

@@ -17,13 +17,21 @@ DEFAULT_DOMAIN = "the documents"
 DEFAULT_PERSONA = "a careful expert reader"
 
 
+def voice(view: CorpusView, cand: Candidate) -> tuple[str, str]:
+    """The domain and persona a chain is written in: its last hop's document's (the answer's), else
+    the corpus's (a mixed collection's NLP chain is not asked by its hydrologist)."""
+    own = view.doc_personas.get(view.nodes[cand.hops[-1].node_id].doc_id) or {}
+    return (own.get("domain") or view.domain or DEFAULT_DOMAIN, own.get("persona") or view.persona or DEFAULT_PERSONA)
+
+
 def verbalize_request(view: CorpusView, cand: Candidate, settings: Settings):
     from kg.llm.client import LLMRequest
 
+    domain, persona = voice(view, cand)
     return LLMRequest.for_task(
         "verbalize_chain", "generator", "generate", prompts_dir=settings.llm.prompts_dir,
-        images=image_urls(view, cand, settings), domain=view.domain or DEFAULT_DOMAIN,
-        persona=view.persona or DEFAULT_PERSONA, graph_type=cand.graph_type, hops=hops_payload(view, cand))
+        images=image_urls(view, cand, settings), domain=domain, persona=persona,
+        graph_type=cand.graph_type, hops=hops_payload(view, cand))
 
 
 def repair_request(view: CorpusView, draft: Draft, verdict, settings: Settings):
@@ -40,10 +48,10 @@ def repair_request(view: CorpusView, draft: Draft, verdict, settings: Settings):
     if not verdict.no_shortcut:
         review.append("one evidence item answers the question alone")
     review += [r for r in verdict.reasons if r]
+    domain, persona = voice(view, cand)
     return LLMRequest.for_task(
         "repair_chain", "generator", "generate", prompts_dir=settings.llm.prompts_dir,
-        images=image_urls(view, cand, settings),
-        domain=view.domain or DEFAULT_DOMAIN, persona=view.persona or DEFAULT_PERSONA,
+        images=image_urls(view, cand, settings), domain=domain, persona=persona,
         graph_type=cand.graph_type, hops=hops_payload(view, cand),
         draft=json.dumps(rejected, ensure_ascii=False, indent=1), review="\n".join(f"- {r}" for r in review))
 

@@ -145,6 +145,8 @@ def distinct(walker: Walker, cand: Candidate, seen: set[tuple] | None, report) -
             return False
     if seen is not None:
         seen.update(keys)
+    if getattr(walker, "strict", False) and getattr(walker, "memory", None) is not None:
+        walker.memory.remember(cand)  # the walker looks elsewhere from now on (supply.py)
     return True
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from builders.chains.candidate import Candidate, Hop
+from builders.chains.construction import ordinary_word
 from builders.chains.tables import TableIndex
 
 if TYPE_CHECKING:
@@ -49,7 +50,9 @@ class TableWalk:
 
     def bridge_ok(self, ent: str) -> bool:
         w = self.walker
-        return w.rules.can_bridge(ent) and len(w.view.mentioned_by.get(ent, ())) <= w.max_entity_degree
+        # Strict: a row named by one everyday word is dropped by the pre-check; it is not drawn at all.
+        return w.rules.can_bridge(ent) and len(w.view.mentioned_by.get(ent, ())) <= w.max_entity_degree \
+            and not (w.strict and ordinary_word(w.view.entity_name.get(ent, ent)))
 
     def _find_entries(self) -> list[Entry]:
         w = self.walker
@@ -128,7 +131,7 @@ class TableWalk:
         rows = list(self.tables.rows(entry.entity))
         w.rng.shuffle(rows)
         for table, row in rows:
-            if not w.compatible(table, visited) or (
+            if not w.compatible(table, visited) or (w.strict and not w.memory.fresh(table)) or (
                     w.view.nodes[table].doc_id != doc and not w.rules.cross_document_ok(entry.entity)):
                 continue
             cell = self.tables.choose_cell(w.rng, table, row, text)

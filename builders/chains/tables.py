@@ -234,3 +234,49 @@ def cell_question(cell: TableCell, subject: str, where: str = "") -> str:
     if label == "CARDINAL" and count and value_is_count(cell.value):
         return f"How many {count.group(1).strip()} does {subject} have{tail}?"
     return f"What is the {cell.column_label} of {subject}{tail}?"
+
+
+MIN_NAMED_ROWS = 3  # a table's answerable rows for its row names to become bridges (rivals = the others)
+ROW_ENTITY = "row:"  # id prefix of an entity made from a row label (no entity extraction named it)
+
+
+def name_table_rows(view: CorpusView, evidence_roles: frozenset[str], is_ordinary) -> int:
+    """Make each distinctive row label of a table with >= MIN_NAMED_ROWS answerable rows an entity,
+    mentioned by the table and by every prose chunk that names it, when entity extraction missed it
+    ("PEGASUS", "USER_NAME" are rows and are discussed in prose, but spaCy tagged neither). Then a
+    prose fact about the row's name leads to one cell of the row, and the column's other cells are
+    the rival answers. A label must be a name (bridges.specific_name, not one everyday word
+    `is_ordinary`) and be named in prose. Returns how many entities were added (strict runs only)."""
+    from builders.chains.bridges import specific_name
+    from builders.chains.statements import find_surface
+
+    index = TableIndex(view, evidence_roles)
+    known = {normal_label(n) for e, name in view.entity_name.items()
+             for n in (name, *view.entity_aliases.get(e, []))}
+    prose = [n for n in view.nodes.values() if n.label == "Chunk" and n.kind not in ("table", "caption")
+             and (n.role or "body") in evidence_roles]
+    rows_of: dict[str, list[str]] = {}
+    for table_id, _row in index.cells:
+        rows_of.setdefault(table_id, []).append(index.cells[(table_id, _row)][0].row_label)
+    added = 0
+    for table_id, labels in sorted(rows_of.items()):
+        if len(labels) < MIN_NAMED_ROWS:
+            continue
+        for label in labels:
+            name = _TRAILING_PAREN.sub("", " ".join(label.split()))
+            key = normal_label(name)
+            if not key or key in known or is_ordinary(name) or not specific_name(name, "PRODUCT") \
+                    or len(name.split()) > 4:
+                continue
+            chunks = [p.id for p in prose if find_surface([name], p.text) is not None]
+            if not chunks:
+                continue
+            ent = ROW_ENTITY + key
+            known.add(key)
+            view.entity_name[ent] = name
+            view.entity_label[ent] = "PRODUCT"
+            for node_id in (table_id, *chunks):
+                view.mentions[node_id].add(ent)
+                view.mentioned_by[ent].add(node_id)
+            added += 1
+    return added

@@ -212,6 +212,19 @@ def whole_phrase(view: CorpusView, entity_id: str, text: str) -> str:
     run_on = _RUN_ON.match(text[end:]) if end >= len(surface) and surface[-1:].islower() and modifier else None
     if run_on and run_on.group(1) not in _STOP_AFTER and not run_on.group(1).endswith("ly"):
         surface = f"{surface} {run_on.group(1)}"
+    return _across_break(surface, text, view)
+
+
+def _across_break(surface: str, text: str, view: CorpusView) -> str:
+    """A name that a line break cut ("Paper\\n\\nPlain" read as "Plain"): the capitalised word before
+    the break joins it when the two words are also written together, in this evidence on one line or
+    as a name the corpus knows."""
+    broken = re.search(r"\b([A-Z][\w-]*)[ \t]*\n\s*" + re.escape(surface) + r"(?!\w)", text)
+    if broken is None:
+        return surface
+    joined = f"{broken.group(1)} {surface}"
+    if joined in text or joined.lower() in {n.lower() for n in view.entity_name.values()}:
+        return joined
     return surface
 
 
@@ -227,14 +240,14 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         item = {
             "index": i,
             "modality": _modality(node),
+            "source": view.doc_title.get(node.doc_id, ""),  # the writer names it where a question leans on it
             "evidence": evidence_window(node.text, max_chars, keep),
             "bridge_to_next": view.entity_name.get(hop.bridge, "") if hop.bridge else "",
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
-        elif incoming and i - 1 < len(construction.get("sibling_names") or []) \
-                and construction["sibling_names"][i - 1]:
-            item["same_kind_in_this_hop"] = construction["sibling_names"][i - 1]
+        else:
+            item.update(_construction_hints(construction, i, len(cand.hops), bool(incoming), bool(hop.bridge)))
         cell = cand.table_cell
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
@@ -247,6 +260,25 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
             item["target_answer"] = whole_phrase(view, cand.answer_entity, node.text)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)
+
+
+def _construction_hints(construction: dict, i: int, n_hops: int, incoming: bool, outgoing: bool) -> dict:
+    """What construction.py measured, told to the writer on the hop it concerns: the words the
+    bridge may be described by and those it must not be (a later hop holds them), the bridge's
+    rivals in this hop, and the other answers the last hop offers (the question must not single
+    the target out among them by anything but the bridge)."""
+    hints = {}
+    k = i  # bridge k leaves hop k; its fact's words were measured against the hops after it
+    for key, field in (("describe_bridge_with", "describe_by"), ("never_use_words", "avoid_words")):
+        values = construction.get(field) or []
+        if outgoing and k < len(values) and values[k]:
+            hints[key] = values[k][:12]
+    siblings = construction.get("sibling_names") or []
+    if incoming and i - 1 < len(siblings) and siblings[i - 1]:
+        hints["same_kind_in_this_hop"] = siblings[i - 1]
+    if i == n_hops - 1 and construction.get("answer_rival_names"):
+        hints["other_answers_in_this_hop"] = construction["answer_rival_names"]
+    return hints
 
 
 def _modality(node) -> str:

@@ -26,6 +26,7 @@ from builders.chains.bridges import BridgeRules
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.chain_types import chain_type
 from builders.chains.statements import StatementIndex
+from builders.chains.supply import WalkMemory
 from builders.chains.table_walk import TableWalk
 from builders.chains.tables import TableIndex
 from queries.corpus_view import CorpusView
@@ -59,7 +60,7 @@ class Walker:
         self.construction = None
         self.strict = False
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
-        self._starts = list(self.chunks)  # shrinks as start nodes turn out to have no anchor
+        self.memory = WalkMemory(lambda c: view.nodes[c].doc_id, self.chunks)  # starts; a strict run's ends
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
         self._usable: dict[str, bool] = {}
         self._stem_cache: dict[str, frozenset[str]] = {}
@@ -147,6 +148,8 @@ class Walker:
             # Clean bridges first; the others stay possible (verification judges them
             # sentence by sentence, which is finer than these chunk-level rules).
             entities.sort(key=lambda e: e in earlier)
+        if self.strict:  # bridges no kept chain used come first (supply.py)
+            entities.sort(key=lambda e: self.memory.bridges[e])
         doc = self.view.nodes[current].doc_id
         for ent in entities[:6]:
             pool = self._by_label.get((ent, want))
@@ -163,7 +166,7 @@ class Walker:
                     clean.append(n)
                 elif self._leads_on(n, ent, avoid_entities, visited, onward):
                     options.append(n)
-            options = clean or options
+            options = [n for n in clean or options if not self.strict or self.memory.fresh(n)]
             if serial and self.strict and self.construction is not None:
                 options = [n for n in options if self.construction.rivals_of(n, ent, avoid_entities)]
             if not options:
@@ -230,6 +233,9 @@ class Walker:
             # An answer of the bridge's own kind is no rival: "FINE annotations score higher than
             # COARSE annotations" names the other one whichever the question means.
             options = [e for e in options if not self.construction.same_kind(incoming, e)]
+            # An answer with rivals of its kind here first: the only candidate answers alone (construction.py).
+            rich = [e for e in options if self.construction.answer_rivals(node_id, e, set(bridges), incoming)]
+            options = rich or options
         return self.rng.choice(options) if options else ""
 
     def linked_image(self, chunk_id: str, visited: list[str]) -> str | None:
@@ -239,15 +245,9 @@ class Walker:
         return self.rng.choice(links) if links else None
 
     def start_chunk(self) -> str | None:
-        """A random chunk with an entity a first hop can ask for; chunks found without one are dropped."""
-        while self._starts:
-            i = self.rng.randrange(len(self._starts))
-            chunk = self._starts[i]
-            if any(self.bridgeable(e) for e in self.outgoing(chunk, "")):
-                return chunk
-            self._starts[i] = self._starts[-1]
-            self._starts.pop()
-        return None
+        """A random chunk with an entity a first hop can ask for (strict: a random document's)."""
+        return self.memory.start(self.rng, lambda c: any(self.bridgeable(e) for e in self.outgoing(c, "")),
+                                 by_document=self.strict)
 
     def text_path(self, start: str, length: int, visited: list[str], incoming: str = "") -> list[Hop] | None:
         """A serial walk of `length` chunks from `start`, each step clean (see step())."""
@@ -275,8 +275,8 @@ class Walker:
         if not self.chunks:
             return None
         length = self.sample_length()
-        if self.table_walk.possible(length) and self.rng.random() < self.table_share:
-            cand = self.table_walk.chain(length)
+        if self.table_walk.possible(length) and (self.strict or self.rng.random() < self.table_share):
+            cand = self.table_walk.chain(length)  # strict: a cell (rival answers: its column) first
             if cand is not None:
                 return cand
         for _ in range(self.STARTS):

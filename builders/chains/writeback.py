@@ -21,6 +21,7 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
     necessary = v.necessary if v else [False] * len(cand.hops)
     # dict.fromkeys: a fork's branches bridge the same entity; list it once.
     bridges = list(dict.fromkeys(h.bridge for h in cand.hops if h.bridge_kind == "entity" and h.bridge))
+    own = view.doc_personas.get(view.nodes[cand.hops[-1].node_id].doc_id) or {}  # the voice it was written in
     chain = {
         "id": chain_id, "seq": seq, "graph_type": cand.graph_type,
         "question": draft.question, "answer": draft.answer,
@@ -32,7 +33,7 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
         "bridge_entities": bridges,
         "bridge_names": [view.entity_name.get(b, b) for b in bridges],
         "answer_entities": [cand.answer_entity] if cand.answer_entity else [],
-        "domain": view.domain, "persona": view.persona,
+        "domain": own.get("domain") or view.domain, "persona": own.get("persona") or view.persona,
         "structure": json.dumps([list(e) for e in cand.structure]),
         "navigation": bool(v and v.navigation), "no_shortcut": bool(v and v.no_shortcut),
         "faithful": bool(v and v.faithful), "standalone": bool(v and v.standalone),

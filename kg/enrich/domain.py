@@ -16,6 +16,7 @@ numeric keywords are skipped.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from pathlib import Path
@@ -102,10 +103,24 @@ def infer_domain_persona(
     domain = _clean(getattr(r.value, "domain", "")) if r.ok else ""
     persona = _clean(getattr(r.value, "persona", "")) if r.ok else ""
     if domain and persona:
-        return {"domain": domain, "persona": persona, "generator": r.model or "llm", "prompt_version": r.prompt_version}
+        return {"domain": domain, "persona": persona, "generator": r.model or "llm", "prompt_version": r.prompt_version,
+                "documents": _by_title(getattr(r.value, "documents", None) or [], titles or [])}
     reason = (r.error or "empty domain or persona") + (f": {r.detail}" if r.detail else "")
     log.warning("domain/persona request failed (%s); using the keyword-based one", reason[:300])
     return {**offline, "error": reason[:300]}
+
+
+def _by_title(lines: list[Any], titles: list[str]) -> dict[str, dict[str, str]]:
+    """Title -> {domain, persona} for the reply's lines whose title is one that was given (compared
+    without case and spacing: a model may retype a title slightly)."""
+    given = {_clean(t).casefold(): t for t in titles}
+    out = {}
+    for line in lines:
+        title = given.get(_clean(getattr(line, "title", "")).casefold())
+        domain, persona = _clean(getattr(line, "domain", "")), _clean(getattr(line, "persona", ""))
+        if title and domain and persona:
+            out[title] = {"domain": domain, "persona": persona}
+    return out
 
 
 def _clean(text: Any) -> str:
@@ -119,19 +134,24 @@ def _join(words: list[str]) -> str:
 
 
 def domain_at_generate(store: Any, client: Any, prompts_dir: Path | None = None) -> dict[str, Any] | None:
-    """With an LLM at generate time and a domain that ingest named offline: one `domain_persona`
-    request (cached like every call), written to the Corpus node. None when nothing changed."""
+    """With an LLM at generate time and no per-document personas yet (ingest ran offline, or named
+    only the corpus's): one `domain_persona` request (cached like every call), written to the Corpus
+    node, its per-document lines as JSON by document id. None when nothing changed."""
     if client is None:
         return None
     meta = store.run("corpus_meta")
-    if meta and (meta[0].get("generator") or OFFLINE) != OFFLINE:
+    if meta and (meta[0].get("generator") or OFFLINE) != OFFLINE and meta[0].get("document_personas"):
         return None  # an LLM named it already
     topics = store.run("walk_topic_keywords")
-    titles = [r["title"] for r in store.run("walk_documents") if r.get("title")]
+    docs = [r for r in store.run("walk_documents") if r.get("title")]
+    titles = [r["title"] for r in docs]
     result = infer_domain_persona([list(t["keywords"] or []) for t in topics[:8]], client=client,
                                   prompts_dir=prompts_dir, titles=titles)
     if result.get("generator") == OFFLINE:
         return None  # the request failed; the offline one stays
+    lines = result.get("documents") or {}
+    result["documents"] = {r["id"]: lines[r["title"]] for r in docs if r["title"] in lines}
     store.write("upsert_corpus_meta", [{"id": "corpus", "domain": result["domain"], "persona": result["persona"],
-                                        "generator": result["generator"]}])
+                                        "generator": result["generator"],
+                                        "document_personas": json.dumps(result["documents"], sort_keys=True)}])
     return result

@@ -59,9 +59,17 @@ class ImageDescription(TaskModel):
     description: str
 
 
+class DocumentPersona(TaskModel):
+    title: str
+    domain: str
+    persona: str
+
+
 class DomainPersona(TaskModel):
     domain: str
     persona: str
+    # One line per document title given: a mixed collection's NLP paper gets an NLP reader.
+    documents: list[DocumentPersona] = Field(default_factory=list)
 
 
 class HopQA(TaskModel):

@@ -293,3 +293,81 @@ def test_shrinking_never_drops_the_hop_that_names_the_table_row(view):
     assert drop_hop(view, cand, 1) is None  # its bridge is the row the cell is read from
     smaller = drop_hop(view, cand, 0)
     assert smaller is not None and smaller.table_cell == cand.table_cell and smaller.node_ids == cand.node_ids[1:]
+
+
+ROWS_PAPER = """# Forecasting models for harbour traffic
+
+We compare four forecasting models on the harbour traffic benchmark introduced in this report.
+
+Tessaline was trained only on maritime weather logs collected by the harbour office during the winter storms.
+
+Korvex learns from container manifests that shipping agents file before each arrival at the terminal.
+
+The benchmark covers three ports and two seasons of vessel movements, with hourly counts of arrivals.
+
+| Model | Accuracy | Parameters |
+|---|---|---|
+| Tessaline | 71.4 | 220M |
+| Korvex | 68.2 | 340M |
+| Brumhal | 64.9 | 110M |
+| Ostrander | 59.3 | 90M |
+"""
+
+
+@pytest.mark.timeout(600)
+def test_a_strict_run_with_the_default_rules_asks_a_row_named_only_in_prose(falkor_store, tmp_path):
+    """End to end with the default answer-side rule (min_answer_rivals 1): a tiny report whose table's
+    row names entity extraction may miss, and a prose fact about one row that names no other row.
+    A strict run (an LLM configured) draws prose -> cell, the cell's column's other rows are its
+    rival answers, and the writer is told the prose fact's words to describe the row by."""
+    from builders.chains.generate import run_generate
+    from kg.pipeline import run_ingest
+    from tests.llm_server import ScriptedLLMServer
+
+    doc = tmp_path / "harbour.md"
+    doc.write_text(ROWS_PAPER, encoding="utf-8")
+    settings = make_settings(tmp_path / ".hopgraph")
+    assert run_ingest(settings, falkor_store, [doc], console=Quiet())["failed"] == 0
+    writer = CellWriter()
+    with ScriptedLLMServer(responder=writer) as server:
+        settings.llm.base_url = server.base_url
+        settings.generate.n = 2
+        settings.generate.types = ["text_chain"]
+        settings.generate.min_hops = settings.generate.max_hops = 2
+        assert settings.generate.min_answer_rivals >= 1
+        run_generate(settings, falkor_store, console=Quiet())
+    asked = [json.loads(u[u.index("["):u.rindex("]") + 1]) for u in writer.verbalize_users]
+    cells = [h for h in asked if "(the table cell in row" in h[-1].get("target_answer", "")]
+    assert cells, writer.verbalize_users
+    for hops in cells:
+        row = re.search(r'row "([^"]+)"', hops[-1]["target_answer"]).group(1)
+        assert row in ("Tessaline", "Korvex") and hops[0]["bridge_to_next"] == row
+        assert hops[0]["source"] == "Forecasting models for harbour traffic"
+        said = " ".join(hops[0].get("describe_bridge_with", []))
+        assert ("maritime" in said) if row == "Tessaline" else ("manifests" in said)
+    figures = [json.loads(r["chain"]["construction"]) for r in falkor_store.run("chains_for_export")]
+    assert figures and all(f["answer_rivals"] == 3 and not f["reason"] for f in figures)  # the other 3 rows
+
+
+def test_row_names_extraction_missed_become_bridges_when_prose_names_them():
+    """A distinctive row label named in prose becomes an entity of the table and of that prose; an
+    everyday word ("Total"), a label no prose names ("Ostrander") and a table of two rows do not."""
+    from builders.chains.construction import ordinary_word
+    from builders.chains.tables import TableIndex, name_table_rows
+    from queries.corpus_view import CorpusView, EvidenceNode
+
+    table = "| Model | Accuracy |\n|---|---|\n| Tessaline | 71.4 |\n| Korvex-2 | 68.2 |\n| Ostrander | 59.3 |\n" \
+            "| Total | 66.3 |"
+    small = "| Model | Accuracy |\n|---|---|\n| Brumhal | 64.9 |\n| Quennet | 61.0 |"
+    view = CorpusView()
+    for node in (EvidenceNode("t1", "Chunk", "d", table, kind="table"),
+                 EvidenceNode("t2", "Chunk", "d", small, kind="table"),
+                 EvidenceNode("p1", "Chunk", "d", "Tessaline was trained only on maritime weather logs."),
+                 EvidenceNode("p2", "Chunk", "d", "Korvex-2 reads container manifests; the Total is averaged."),
+                 EvidenceNode("p3", "Chunk", "d", "Brumhal and Quennet are smaller models.")):
+        view.nodes[node.id] = node
+    assert name_table_rows(view, frozenset({"body"}), ordinary_word) == 2
+    names = {view.entity_name[e]: e for e in view.entity_name}
+    assert set(names) == {"Tessaline", "Korvex-2"}
+    assert view.mentioned_by[names["Tessaline"]] == {"t1", "p1"} and names["Korvex-2"] in view.mentions["p2"]
+    assert TableIndex(view, frozenset({"body"})).rows(names["Tessaline"]) == [("t1", 0)]

@@ -74,3 +74,21 @@ def test_llm_failure_falls_back_offline(server, client):
     out = infer_domain_persona(TOPICS, client=client)
     assert out["generator"] == "offline" and out["domain"].startswith("documents about aviation")
     assert out["error"].startswith("invalid json")
+
+
+def test_one_call_names_each_documents_reader(server, client):
+    """A mixed collection: the one request also gives each document title its own domain and persona
+    (a retyped title still matches; an unknown title is dropped)."""
+    server.responder = lambda body: {**REPLY, "documents": [
+        {"title": "faa  safety report 2019", "domain": "aviation safety", "persona": "An FAA inspector."},
+        {"title": "Attention Is All You Need", "domain": "neural machine translation",
+         "persona": "An NLP researcher comparing translation models."},
+        {"title": "A title nobody gave", "domain": "x", "persona": "y"}]}
+    out = infer_domain_persona(TOPICS, client=client, titles=["FAA Safety Report 2019", "Attention Is All You Need"])
+    assert out["domain"] == REPLY["domain"] and len(server.chat_requests) == 1
+    assert out["documents"] == {
+        "FAA Safety Report 2019": {"domain": "aviation safety", "persona": "An FAA inspector."},
+        "Attention Is All You Need": {"domain": "neural machine translation",
+                                      "persona": "An NLP researcher comparing translation models."}}
+    system = next(m["content"] for m in server.chat_requests[0].messages if m["role"] == "system")
+    assert '"documents"' in system

@@ -1,0 +1,93 @@
+"""Answer-side construction (issue #21): rival answers in the last hop, the words a bridge may be
+described by, rows of the bridge's table named beside it, and what the writer is told of them."""
+
+from __future__ import annotations
+
+import json
+
+from builders.chains.candidate import Candidate, Hop
+from tests.builders.chains.test_construction import ARV, HMI, construction, serial, view  # noqa: F401
+
+
+def add_chunk(view, cid: str, text: str, doc: str = "d4") -> None:
+    """A body chunk, its mentions found by exact name as ingest finds them."""
+    from queries.corpus_view import EvidenceNode
+
+    view.nodes[cid] = EvidenceNode(cid, "Chunk", doc, text, "text")
+    view.mentions[cid] = {e for e, name in view.entity_name.items() if name in text}
+    for e in view.mentions[cid]:
+        view.mentioned_by.setdefault(e, set()).add(cid)
+
+
+def test_a_last_hop_with_another_answer_of_the_targets_kind_is_kept_and_names_it(view):
+    c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
+    assert c.reason == ""
+    # c8: "The Tallinn Sea Laboratory operates the Baltic Explorer, while ... operates the Aurora Research Vessel."
+    assert c.answer_rivals == 1 and c.answer_rival_names == ["Baltic Explorer"]
+
+
+def test_a_last_hop_whose_only_candidate_is_the_target_answers_alone(view):
+    # The institute has a rival here (the Tallinn laboratory advises a centre), but the vessel has none.
+    add_chunk(view, "c9", "The Tallinn Sea Laboratory advises the Riga Coastal Centre, while the Helsinki Marine "
+                          "Institute operates the Aurora Research Vessel.")
+    c = construction(view).check(serial(("c1", HMI), ("c9", ""), answer=ARV))
+    assert c.siblings[0] >= 1 and c.answer_rivals == 0
+    assert "no other answer of the target's kind" in c.reason
+
+
+def test_the_bridge_facts_words_are_split_by_whether_a_later_hop_holds_them(view):
+    kept = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
+    # "Maria Kovacs founded the Helsinki Marine Institute after years of coastal fieldwork."
+    assert "fieldwork" in kept.describe_by[0] and "coastal" in kept.describe_by[0]
+    assert kept.avoid_words == [[]]
+    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel fleet.", doc="d1")
+    echoed = construction(view).check(serial(("c10", HMI), ("c8", ""), answer=ARV))
+    assert {"operates", "baltic", "vessel"} <= set(echoed.avoid_words[0])  # ("research" is too common to count)
+    assert echoed.describe_by == [["fleet"]]
+    assert echoed.reason == ""  # "fleet" is its own: the writer describes the bridge by it
+    add_chunk(view, "c12", "The Helsinki Marine Institute operates a Baltic vessel.", doc="d1")
+    nothing_own = construction(view).check(serial(("c12", HMI), ("c8", ""), answer=ARV))
+    assert nothing_own.describe_by == [[]] and nothing_own.reason  # the later hop says it all
+
+
+def test_a_table_bridge_named_beside_other_rows_of_its_table_is_refused(view):
+    from builders.chains.bridges import BridgeRules
+    from builders.chains.construction import ChainConstruction
+    from builders.chains.shortcuts import CorpusIndex
+    from builders.chains.statements import StatementIndex
+    from builders.chains.tables import TableCell
+
+    rows = {"gulfs": ["Gulf of Riga", "Gulf of Bothnia"]}
+    check = ChainConstruction(view, StatementIndex(view, BridgeRules(view)), CorpusIndex(view),
+                              lambda t: len(rows.get(t, [])), rows).check
+    cell = TableCell("gulfs", "Gulf of Riga", "Area (km2)", "18,100").to_meta()
+    add_chunk(view, "c11", "The Nordic Ocean Council surveys the Gulf of Riga and the Gulf of Bothnia.", doc="d1")
+    both = check(Candidate("text_chain", [Hop("c11", "Chunk", "gulf of riga", "entity"), Hop("gulfs", "Chunk")],
+                           [(0, 1), (1, 2)], "", {"table_cell": cell}))
+    assert "other rows of the table" in both.reason
+    alone = check(Candidate("text_chain", [Hop("c3", "Chunk", "gulf of riga", "entity"), Hop("gulfs", "Chunk")],
+                            [(0, 1), (1, 2)], "", {"table_cell": cell}))
+    assert "other rows" not in alone.reason and alone.answer_rivals == 1
+
+
+def test_the_writer_is_told_which_words_to_use_and_avoid_and_the_rival_answers(view):
+    from builders.chains.verbalize import hops_payload
+
+    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel fleet.", doc="d1")
+    cand = serial(("c10", HMI), ("c8", ""), answer=ARV)
+    cand.meta["construction"] = construction(view).check(cand).to_dict()
+    hops = json.loads(hops_payload(view, cand))
+    assert hops[0]["describe_bridge_with"] == ["fleet"]
+    assert "vessel" in hops[0]["never_use_words"]
+    assert hops[1]["other_answers_in_this_hop"] == ["Baltic Explorer"]
+    assert "describe_bridge_with" not in hops[1]  # the last hop leads to no bridge
+
+
+def test_a_name_cut_by_a_line_break_is_the_target_whole(view):
+    from builders.chains.verbalize import whole_phrase
+
+    view.entity_name["p"], view.entity_aliases["p"] = "Plain", []
+    text = "Figure 7 plots the usage of each feature for Paper\n\nPlain. Readers used Paper Plain daily."
+    assert whole_phrase(view, "p", text) == "Paper Plain"
+    # No joined form anywhere: a capitalised word before a break is a sentence's start, not a name.
+    assert whole_phrase(view, "p", "The answer was Yes\nPlain and simple.") == "Plain"
