@@ -327,7 +327,7 @@ def test_a_strict_run_with_the_default_rules_asks_a_row_named_only_in_prose(falk
     doc = tmp_path / "harbour.md"
     doc.write_text(ROWS_PAPER, encoding="utf-8")
     settings = make_settings(tmp_path / ".hopgraph")
-    assert run_ingest(settings, falkor_store, [doc], console=Quiet())["failed"] == 0
+    assert run_ingest(RunContext.open(settings, falkor_store, console=Quiet()), [doc]).failed == 0
     writer = CellWriter()
     with ScriptedLLMServer(responder=writer) as server:
         settings.llm.base_url = server.base_url
@@ -335,7 +335,7 @@ def test_a_strict_run_with_the_default_rules_asks_a_row_named_only_in_prose(falk
         settings.generate.types = ["text_chain"]
         settings.generate.min_hops = settings.generate.max_hops = 2
         assert settings.generate.min_answer_rivals >= 1
-        run_generate(settings, falkor_store, console=Quiet())
+        run_generate(RunContext.open(settings, falkor_store, console=Quiet()))
     asked = [json.loads(u[u.index("["):u.rindex("]") + 1]) for u in writer.verbalize_users]
     cells = [h for h in asked if "(the table cell in row" in h[-1].get("target_answer", "")]
     assert cells, writer.verbalize_users
