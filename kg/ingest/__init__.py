@@ -6,6 +6,8 @@ surfaces as kg.models.IngestError with a short reason.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 from kg.ingest.markdown import read_markdown
@@ -40,8 +42,25 @@ def read_document(
     if reader is None:
         raise IngestError(f"unsupported extension {suffix or '(none)'}")
     if reader is read_pdf:
-        return read_pdf(path, Path(assets_dir), min_image_px, parse_workers)
-    return reader(path, Path(assets_dir))
+        return mark_unmapped_glyphs(read_pdf(path, Path(assets_dir), min_image_px, parse_workers))
+    return mark_unmapped_glyphs(reader(path, Path(assets_dir)))
+
+
+# A PDF's symbol-font glyphs without a text mapping come out as control characters (a results
+# table's check marks as \x13 and \x17, big brackets as \x00 and \x01 in the DPR paper). A NUL cut
+# FalkorDB's query short ("Invalid input at end of input") and failed the whole file; the glyph is
+# kept as U+FFFD, the mark for a character the source does not say, so nothing is silently dropped.
+_UNMAPPED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def mark_unmapped_glyphs(doc: ParsedDocument) -> ParsedDocument:
+    def clean(text: str) -> str:
+        return _UNMAPPED.sub("\ufffd", text) if text else text
+
+    blocks = [dataclasses.replace(b, text=clean(b.text), cells=clean(b.cells)) for b in doc.blocks]
+    images = [dataclasses.replace(i, caption=clean(i.caption), nearby_text=clean(i.nearby_text), alt=clean(i.alt))
+              for i in doc.images]
+    return dataclasses.replace(doc, title=clean(doc.title), blocks=blocks, images=images)
 
 
 __all__ = [
