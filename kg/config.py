@@ -101,7 +101,7 @@ DEFAULT_MAX_TOKENS = {
     "keypoints": 512,
     "keypoints_batch": 2048,
     "describe_image": 400,
-    "domain_persona": 200,
+    "domain_persona": 1600,  # a domain and persona per document title too (up to 30)
     "verbalize_chain": 800,
     "verify_chain": 400,
     "merge_duplicates": 300,

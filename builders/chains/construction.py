@@ -213,7 +213,9 @@ class ChainConstruction:
         hop = cand.hops[i]
         cell = cand.table_cell
         if cell is not None and i == len(cand.hops) - 1:
-            return max(0, self.table_rows(hop.node_id) - 1)
+            # The other rows, by label: the writer must not single the bridge's row out among them.
+            others = [label for label in self.row_labels.get(cell.table_id, []) if label != cell.row_label]
+            return others or max(0, self.table_rows(hop.node_id) - 1)
         chain = set(cand.bridges) | {cand.answer_entity}
         return sorted(e for e in self.view.mentions.get(hop.node_id, ())
                       if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)

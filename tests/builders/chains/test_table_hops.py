@@ -343,6 +343,8 @@ def test_a_strict_run_with_the_default_rules_asks_a_row_named_only_in_prose(falk
         row = re.search(r'row "([^"]+)"', hops[-1]["target_answer"]).group(1)
         assert row in ("Tessaline", "Korvex") and hops[0]["bridge_to_next"] == row
         assert hops[0]["source"] == "Forecasting models for harbour traffic"
+        others = {"Tessaline", "Korvex", "Brumhal", "Ostrander"} - {row}
+        assert set(hops[-1]["same_kind_in_this_hop"]) == others  # the writer may not single its row out
         said = " ".join(hops[0].get("describe_bridge_with", []))
         assert ("maritime" in said) if row == "Tessaline" else ("manifests" in said)
     figures = [json.loads(r["chain"]["construction"]) for r in falkor_store.run("chains_for_export")]
