@@ -6,9 +6,9 @@ import io
 from rich.console import Console
 
 from kg.pipeline.files import DocReport
-from kg.pipeline.report import print_report
+from kg.pipeline.report import IngestSummary, print_report
 
-SUMMARY = {"ingested": 1, "unchanged": 0, "failed": 0, "partial": 0, "similar_to": 0, "topics": 0}
+SUMMARY = IngestSummary(files=1, ingested=1, topics=0)
 
 
 def _printed(report: DocReport) -> str:
