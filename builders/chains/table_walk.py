@@ -16,15 +16,39 @@ E's row is chosen that no text hop names (TableIndex.choose_cell).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from builders.chains.bridges import BridgeRules
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.construction import ordinary_word
+from builders.chains.statements import StatementIndex
+from builders.chains.supply import WalkMemory
 from builders.chains.tables import TableIndex
+from queries.corpus_view import CorpusView
 
-if TYPE_CHECKING:
-    from builders.chains.walkers import Walker
+
+class StepRules(Protocol):
+    """What a backward walk needs of the forward walker (walkers.Walker): its corpus, draws and the
+    rules of one step, so both directions step by the same rules without importing each other."""
+
+    view: CorpusView
+    rules: BridgeRules
+    statements: StatementIndex
+    memory: WalkMemory
+    rng: random.Random
+    strict: bool
+    chunks: list[str]
+    max_entity_degree: int
+
+    def bridgeable(self, entity: str) -> bool: ...
+
+    def compatible(self, node_id: str, visited: list[str]) -> bool: ...
+
+    def names_overlap(self, entity: str, others: set[str]) -> bool: ...
+
+    def chunks_entered_by(self, entity: str) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -37,7 +61,7 @@ class Entry:
 class TableWalk:
     TRIES = 6  # entries tried for one sample
 
-    def __init__(self, walker: "Walker", tables: TableIndex):
+    def __init__(self, walker: StepRules, tables: TableIndex):
         self.walker = walker
         self.tables = tables
         self._entries: list[Entry] | None = None
@@ -105,7 +129,7 @@ class TableWalk:
         visited = [h.node_id for h in hops]
         later = set().union(*(w.view.mentions.get(n, set()) for n in visited))
         doc = w.view.nodes[hops[0].node_id].doc_id
-        options = [p for p in w._draw(w._by_label.get((incoming, "Chunk"), []))
+        options = [p for p in w.chunks_entered_by(incoming)
                    if w.compatible(p, visited) and not w.view.mentions.get(p, set()) & (used - {incoming})
                    and (w.view.nodes[p].doc_id == doc or w.rules.cross_document_ok(incoming))]
         w.rng.shuffle(options)

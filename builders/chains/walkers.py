@@ -11,10 +11,8 @@ keeps:
   table only as the last hop of a text chain, answered by one cell whose
   row label is the incoming bridge (tables.py, table_walk.py), with
   probability `table_share` when such a chain exists;
-* no node twice, and no two hops whose evidence is near-identical
-  (SIMILAR_TO at or above `near_duplicate`);
-* cross-document steps are preferred where they exist;
-* quotas: a document or topic that already has its share is not started from;
+* no node twice, no two hops with near-identical evidence (SIMILAR_TO >= `near_duplicate`);
+* cross-document steps are preferred; a document or topic that has its share is not started from;
 * everything is driven by one seeded random.Random, so a seed gives a run.
 """
 
@@ -176,9 +174,11 @@ class Walker:
         return None
 
     def _draw(self, pool: list[str]) -> list[str]:
-        if len(pool) <= self.TRIES:
-            return list(pool)
-        return [pool[self.rng.randrange(len(pool))] for _ in range(self.TRIES)]
+        return list(pool) if len(pool) <= self.TRIES else [pool[self.rng.randrange(len(pool))] for _ in range(self.TRIES)]
+
+    def chunks_entered_by(self, entity: str) -> list[str]:
+        """Up to TRIES chunks that mention `entity`, drawn from the seed (a backward step's options)."""
+        return self._draw(self._by_label.get((entity, "Chunk"), []))
 
     def _enterable(self, node_id: str, ent: str, from_doc: str, visited: list[str]) -> bool:
         if not self.compatible(node_id, visited):
