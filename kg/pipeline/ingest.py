@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -25,7 +24,7 @@ from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import IngestEstimate, estimate_ingest
 from kg.pipeline.files import DocReport, collect_files
-from kg.pipeline.lifecycle import CorpusChanges, apply_changes, drop_orphans, plan_documents, print_changes
+from kg.pipeline.lifecycle import CorpusChanges, IngestPlan, apply_changes, drop_orphans, plan_documents, print_changes
 from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.groups import (StartedGroup, finish_group, ingest_one, plan_groups, plan_order, start_group,
                                 submit_entities)
@@ -35,17 +34,6 @@ from kg.pipeline.report import IngestSummary, print_report
 from kg.runs import RunManifest
 
 PARSE_AHEAD = 2  # groups parsed ahead of the one being embedded
-
-
-@dataclass
-class IngestPlan:
-    files: list[Path]
-    reports: list[DocReport] = field(default_factory=list)  # inputs already settled (failed, unchanged)
-    unusable_inputs: int = 0  # missing paths and unsupported extensions (reported, not in `files`)
-    # (path, doc id, size) of files whose content is new; the bytes are not
-    # kept: a corpus can be larger than memory.
-    todo: list[tuple[Path, str, int]] = field(default_factory=list)
-    changes: CorpusChanges = field(default_factory=CorpusChanges)  # moved, replaced and removed documents
 
 
 def run_ingest(ctx: RunContext, paths: list[Path], keypoints: bool | None = None,

@@ -42,6 +42,19 @@ class CorpusChanges:
 
 
 @dataclass
+class IngestPlan:
+    """What one ingest run will do: the files, what is already settled, what is new, what changed."""
+
+    files: list[Path]
+    reports: list[DocReport] = field(default_factory=list)  # inputs already settled (failed, unchanged)
+    unusable_inputs: int = 0  # missing paths and unsupported extensions (reported, not in `files`)
+    # (path, doc id, size) of files whose content is new; the bytes are not
+    # kept: a corpus can be larger than memory.
+    todo: list[tuple[Path, str, int]] = field(default_factory=list)
+    changes: CorpusChanges = field(default_factory=CorpusChanges)  # moved, replaced and removed documents
+
+
+@dataclass
 class _Input:
     path: Path
     key: str  # the path as stored in the graph (portable_path)

@@ -22,10 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from kg.errors import ConfigError
 from kg.models import IngestError
 from kg.pipeline.document import Ingestor
 from kg.pipeline.files import DocReport
+from kg.pipeline.lifecycle import IngestPlan
 from kg.pipeline.groups import StartedGroup, finish_group, ingest_one, plan_groups, plan_order
 
 
@@ -76,7 +79,7 @@ class DocumentWorker:
         return prepared, assets, ""
 
 
-def ingest_documents_on_ray(ingestor: Ingestor, plan: Any, console: Any) -> None:
+def ingest_documents_on_ray(ingestor: Ingestor, plan: IngestPlan, console: Console) -> None:
     """The plan's new documents, prepared by Ray actors, finished here in the local order."""
     ray = _ray(ingestor.settings.ingest.ray_address)
     from ray.util import ActorPool
