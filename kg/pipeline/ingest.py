@@ -24,7 +24,7 @@ from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import IngestEstimate, estimate_ingest
 from kg.pipeline.files import DocReport, collect_files
-from kg.pipeline.lifecycle import CorpusChanges, IngestPlan, apply_changes, drop_orphans, plan_documents, print_changes
+from kg.pipeline.lifecycle import IngestPlan, apply_changes, drop_orphans, plan_documents, print_changes
 from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.groups import (StartedGroup, finish_group, ingest_one, plan_groups, plan_order, start_group,
                                 submit_entities)
