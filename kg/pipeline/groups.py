@@ -44,6 +44,9 @@ import numpy as np
 
 from kg.config import Settings
 from kg.models import IngestError, ParsedDocument
+from kg.enrich.embeddings import Embedder
+from kg.pipeline.document import Ingestor
+from kg.pipeline.entity_process import EntityProcess
 from kg.pipeline.files import DocReport, failure_report
 from kg.pipeline.prepare import PreparedDocument, RecordingEmbed, pool_many
 from kg.pipeline.stream import streams
@@ -89,7 +92,7 @@ def plan_groups(todo: Sequence[PlanItem], max_bytes: int, max_docs: int) -> list
 class _SentenceTable:
     """An embedder stand-in for the chunker: vectors of sentences embedded for the whole group."""
 
-    def __init__(self, table: dict[str, np.ndarray], embedder: Any) -> None:
+    def __init__(self, table: dict[str, np.ndarray], embedder: Embedder) -> None:
         self.table = table
         self.embedder = embedder
 
@@ -102,7 +105,7 @@ class _SentenceTable:
         return np.stack([self.table[t] for t in texts])
 
 
-def prepare_group(docs: list[tuple[str, ParsedDocument]], settings: Settings, embedder: Any,
+def prepare_group(docs: list[tuple[str, ParsedDocument]], settings: Settings, embedder: Embedder,
                   times: StageTimes) -> list[PreparedDocument | Exception]:
     """What prepare_document gives for each (doc id, parsed) pair but the
     mentions (found for the whole group at once: add_mentions), or the
@@ -174,7 +177,7 @@ class StartedGroup:
     found: list | None = None  # the mentions of every chunk of `ready`, found already (on Ray workers)
 
 
-def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None]) -> StartedGroup:
+def start_group(ingestor: Ingestor, group: list[PlanItem], parses: list[Future | None]) -> StartedGroup:
     """Parse, embed and chunk a group; `parses` are the prefetcher's futures
     (None: parsed here). Its entities are found by submit_entities (in the
     entity process) or, without that, by finish_group here."""
@@ -205,7 +208,7 @@ def start_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None
     return started
 
 
-def submit_entities(started: StartedGroup, entities: Any) -> None:
+def submit_entities(started: StartedGroup, entities: EntityProcess | None) -> None:
     """Start the group's chunk entities in `entities` (an EntityProcess, or None: finish_group finds them)."""
     texts = [c.text for _, _, prepared in started.ready for c in prepared.chunks]
     if entities is not None and texts:
@@ -215,7 +218,7 @@ def submit_entities(started: StartedGroup, entities: Any) -> None:
             started.mentions = None
 
 
-def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
+def finish_group(ingestor: Ingestor, started: StartedGroup) -> list[DocReport]:
     """The group's entities, then its writes and keypoints (Ingestor.ingest_prepared); a DocReport per file."""
     reports = started.reports
     prepared = [p for _, _, p in started.ready]
@@ -246,21 +249,21 @@ def finish_group(ingestor: Any, started: StartedGroup) -> list[DocReport]:
     return [reports[doc_id] for _, doc_id, _ in started.group]
 
 
-def ingest_group(ingestor: Any, group: list[PlanItem], parses: list[Future | None],
-                 entities: Any = None) -> list[DocReport]:
+def ingest_group(ingestor: Ingestor, group: list[PlanItem], parses: list[Future | None],
+                 entities: EntityProcess | None = None) -> list[DocReport]:
     """start_group, submit_entities and finish_group: a group from files to the graph."""
     started = start_group(ingestor, group, parses)
     submit_entities(started, entities)
     return finish_group(ingestor, started)
 
 
-def _one_by_one(ingestor: Any, path: Path, doc_id: str, parsed: ParsedDocument) -> DocReport:
+def _one_by_one(ingestor: Ingestor, path: Path, doc_id: str, parsed: ParsedDocument) -> DocReport:
     parse: Future = Future()
     parse.set_result((parsed, 0.0))  # parsed already (and timed)
     return ingest_one(ingestor, path, doc_id, parse)
 
 
-def ingest_one(ingestor: Any, path: Path, doc_id: str, pending_parse: Future | None,
+def ingest_one(ingestor: Ingestor, path: Path, doc_id: str, pending_parse: Future | None,
                prepared: PreparedDocument | None = None) -> DocReport:
     """One file through Ingestor.ingest_document; its failure is its own report, the run goes on."""
     try:
