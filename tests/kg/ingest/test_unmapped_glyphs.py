@@ -37,3 +37,15 @@ def test_a_raw_nul_is_what_failed_the_file(falkor_store):
 
     with pytest.raises(StoreError):
         falkor_store.run_text("CREATE (:Scratch {id: 'y', text: $text})", {"text": EQUATION})
+
+
+def test_read_document_marks_them_for_every_reader(tmp_path):
+    """Through the one entry point ingest uses, not only the helper: a markdown file with a control
+    character (one a converter left) reaches the graph marked."""
+    from kg.ingest import read_document
+
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Results\n\nThe check mark \x13 means the run used in-batch negatives.\n", encoding="utf-8")
+    parsed = read_document(doc, tmp_path / "assets")
+    text = " ".join(b.text for b in parsed.blocks)
+    assert "\x13" not in text and "mark \ufffd means" in text
