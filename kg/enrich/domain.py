@@ -54,9 +54,10 @@ def top_keywords(topic_keywords: list[list[str]], n: int = 3) -> list[str]:
     return [surface[k] for k in ranked[:n]]
 
 
-# Table-cell and HTML markup that PDF converters leave in text ("br" led every offline domain
-# of a run on six PDFs: "documents about br, models and citations").
-_MARKUP_WORDS = frozenset("br td tr th tbody thead table div span sup sub nbsp amp lt gt quot img href "
+# Beyond topics.MARKUP_WORD (the cell markup every tokenizer drops: "br" led every offline domain
+# of a run on six PDFs, "documents about br, models and citations"): more HTML names and the words
+# of links, citations and layout, which name no domain although they are words of the text.
+_MARKUP_WORDS = frozenset("tbody thead table div span sup sub lt gt quot img href "
                           "html http https www com pdf et al fig".split())
 
 
