@@ -52,14 +52,17 @@ class TableGrid:
     header: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
     units: list[str] = field(default_factory=list)  # per column: "$" when a currency column was merged into it
+    kept_as_text: str = ""  # why the table's cells were not trusted (no rows then; the chunk shows its text)
 
     def to_json(self) -> str:
+        if self.kept_as_text:
+            return json.dumps({"kept_as_text": self.kept_as_text}, ensure_ascii=False)
         return json.dumps(asdict(self), ensure_ascii=False) if self.rows else ""
 
     @classmethod
     def from_json(cls, text: str) -> "TableGrid":
         data = json.loads(text) if text else {}
-        return cls(data.get("header", []), data.get("rows", []), data.get("units", []))
+        return cls(data.get("header", []), data.get("rows", []), data.get("units", []), data.get("kept_as_text", ""))
 
 
 def clean_cell(text: str) -> str:
@@ -181,6 +184,18 @@ def grid_markdown(grid: TableGrid) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in (cells + [""] * width)[:width]) + " |"
 
     return "\n".join([line(grid.header), "|" + "|".join(["---"] * width) + "|", *map(line, grid.rows)])
+
+
+def table_lines(markdown: str) -> str:
+    """A markdown table as plain lines, one per row, cells apart by two spaces (no pipes, rules or markup)."""
+    lines = []
+    for line in markdown.splitlines():
+        if is_separator_row(line):
+            continue
+        cells = [clean_cell(c) for c in _split_row(line)] if "|" in line else [clean_cell(line)]
+        if any(cells):
+            lines.append("  ".join(c for c in cells if c))
+    return "\n".join(lines)
 
 
 def table_cells(table: Any) -> list[Cell]:

@@ -7,6 +7,7 @@ import re
 import pymupdf
 
 from kg.enrich.references import caption_label
+from kg.ingest.pdf.printed_table import words_in, cell_text, doubt, printed_grid
 from kg.ingest.pdf.types import Line, RawBlock, RawPage, RawTable
 
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
@@ -23,34 +24,34 @@ def find_tables(page: pymupdf.Page) -> list[RawTable]:
     for table in found.tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        rows = printed_rows(table, words)
-        caption = _caption_row(rows, page.number + 1)
-        if caption is not None:
-            rows = rows[1:]
+        caption, rows = printed_rows(table, words, page.number + 1)
         if len(rows) >= 2:
             markdown = _DOT_LEADERS_RE.sub("", rows_markdown(rows)).strip()
         else:  # no cell boxes to read: pymupdf's own text (it keeps "0.81" whole, not "Qwen1.5-7B")
             markdown = _DOT_LEADERS_RE.sub("", table.to_markdown()).strip()
         if markdown:
-            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption))
+            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption, doubt(rows)))
     return tables
 
 
-def printed_rows(table, words: list[tuple]) -> list[list[str]]:
-    """The table's rows (header first), each cell's text rebuilt from the page's words.
+def printed_rows(table, words: list[tuple], page: int = 1) -> tuple[RawBlock | None, list[list[str]]]:
+    """The table's caption when pymupdf took it for its first row, and its rows (header first), each
+    cell's text rebuilt from the page's words (kg.ingest.pdf.printed_table: printed rows and columns
+    told apart, spanning headers spread).
 
     pymupdf's table text re-spaces characters by their gaps ("Qwen1 .5 -7B",
-    "LayerType"); the page's words keep the spaces the PDF prints. A word
-    belongs to the cell holding its centre; a cell's lines are joined with
-    "<br>" so that kg.ingest.tables can unpack rows packed into one cell.
+    "LayerType"); the page's words keep the spaces the PDF prints.
     """
     header = table.header
     boxes = [header.cells] if header.external else []
     boxes += [row.cells for row in table.rows]
-    rows = [[_cell_text(box, words) for box in cells] for cells in boxes]
     if header.external and _caption_line(header.bbox, words):
-        rows = rows[1:]
-    return [row for row in rows if any(row)]
+        boxes = boxes[1:]
+    caption = _caption_row(boxes[0], words, page) if boxes else None
+    if caption is not None:
+        boxes = boxes[1:]
+    rows = printed_grid(boxes, words) if boxes else []
+    return caption, [row for row in rows if any(row)]
 
 
 def _caption_line(box, words: list[tuple]) -> bool:
@@ -60,18 +61,6 @@ def _caption_line(box, words: list[tuple]) -> bool:
     ignored, opens with a "Table N" label."""
     band = sorted((w for w in words if box[1] <= (w[1] + w[3]) / 2 <= box[3]), key=lambda w: w[0])
     return caption_label(" ".join(w[4] for w in band)).startswith("Table")
-
-
-def _cell_text(box, words: list[tuple]) -> str:
-    if box is None:
-        return ""
-    x0, y0, x1, y1 = box
-    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
-    lines: dict[tuple[int, int], list[tuple]] = {}
-    for word in inside:
-        lines.setdefault((word[5], word[6]), []).append(word)
-    ordered = sorted(lines.values(), key=lambda ws: (round(min(w[1] for w in ws)), min(w[0] for w in ws)))
-    return "<br>".join(" ".join(w[4] for w in sorted(ws, key=lambda w: w[7])) for ws in ordered)
 
 
 def rows_markdown(rows: list[list[str]]) -> str:
@@ -85,15 +74,13 @@ def rows_markdown(rows: list[list[str]]) -> str:
     return "\n".join([line(rows[0]), "|" + "|".join(["---"] * width) + "|", *map(line, rows[1:])])
 
 
-def _caption_row(rows: list[list[str]], page: int) -> RawBlock | None:
+def _caption_row(boxes: list, words: list[tuple], page: int) -> RawBlock | None:
     """A caption ("Table 1: Current layout detection models ...") detected as the table's first row."""
-    if not rows:
-        return None
-    text = " ".join(" ".join(c.replace("<br>", " ").split()) for c in rows[0] if c.strip())
-    label = caption_label(text)
+    text = " ".join(cell_text(words_in(box, words)) for box in boxes if box is not None).strip()
+    label = caption_label(" ".join(text.split()))
     if not label.startswith("Table"):
         return None
-    return RawBlock([Line(text, (0.0, 0.0, 0.0, 0.0), 0.0, False)], page, "caption", label)
+    return RawBlock([Line(" ".join(text.split()), (0.0, 0.0, 0.0, 0.0), 0.0, False)], page, "caption", label)
 
 
 def remove_text_in_tables(page: RawPage) -> None:

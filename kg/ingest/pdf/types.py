@@ -51,6 +51,7 @@ class RawTable:
     bbox: pymupdf.Rect
     markdown: str
     caption: RawBlock | None = None
+    doubt: str = ""  # why the cells cannot be trusted (kg.ingest.pdf.printed_table.doubt): kept as text
 
 
 @dataclass
