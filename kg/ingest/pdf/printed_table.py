@@ -36,7 +36,7 @@ _NUMBER_RE = re.compile(r"^[(\[]?[-−–+±]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)\
 _BARE_NUMBER_RE = re.compile(r"^[-−–+]?\d[\d,]*(?:\.\d+)?%?$")
 _LIGATURES_RE = re.compile("[\ufb00-\ufb06]")
 _CAPTION_RE = re.compile(r"^(?:Table|Figure|Fig\.)\s+[A-Z]?\d+[.:]")
-MIN_GAP_PT = 5.0  # narrower white space between words is a space inside a cell
+MIN_GAP_EM = 0.5  # white space narrower than this share of the type height is a space inside a cell
 SPLIT_SUPPORT = 0.3  # share of rows (at least 2) with words on both sides of a column gap
 
 
@@ -102,8 +102,7 @@ def _column_gaps(grid: list[list[Cell]], j: int) -> list[float]:
     words = [w for cell in rows for w in cell]
     if len(rows) < 2:
         return []
-    heights = [w[3] - w[1] for w in words]
-    min_gap = max(MIN_GAP_PT, 0.7 * statistics.median(heights))
+    min_gap = _min_gap(words)
     need = max(2, SPLIT_SUPPORT * len(rows))
     return [g for g in _gaps(words, min_gap)
             if sum(any(w[2] < g for w in c) and any(w[0] > g for w in c) for c in rows) >= need]
@@ -128,17 +127,25 @@ def _split_columns(grid: list[list[Cell]]) -> list[list[Cell]]:
 
 
 def _overlaps(phrase: list[Word], left: float, right: float) -> bool:
-    return max(w[2] for w in phrase) > left and min(w[0] for w in phrase) < right
+    """The phrase's centre is between the cuts, or a quarter of its width is (it spans the cut)."""
+    x0, x1 = min(w[0] for w in phrase), max(w[2] for w in phrase)
+    inside = min(x1, right) - max(x0, left)
+    return left < (x0 + x1) / 2 < right or inside >= 0.25 * (x1 - x0)
+
+
+def _min_gap(words: list[Word]) -> float:
+    return MIN_GAP_EM * statistics.median(w[3] - w[1] for w in words) if words else 0.0
 
 
 def _phrases(words: list[Word]) -> list[list[Word]]:
-    """A text cell's words in runs set with ordinary spaces (narrower than MIN_GAP_PT), line by line."""
+    """A text cell's words in runs set with ordinary spaces (narrower than _min_gap), line by line."""
+    min_gap = _min_gap(words)
     phrases: list[list[Word]] = []
     for band in _bands(words):
         ordered = sorted(band, key=lambda w: w[0])
         phrases.append([ordered[0]])
         for word in ordered[1:]:
-            if word[0] - phrases[-1][-1][2] < MIN_GAP_PT:
+            if word[0] - phrases[-1][-1][2] < min_gap:
                 phrases[-1].append(word)
             else:
                 phrases.append([word])
@@ -176,7 +183,9 @@ def _merge_header_rows(rows: list[list[str | None]]) -> list[list[str]]:
         return []
     header = _spread(rows[0])
     body = rows[1:]
-    while len(body) > 1 and _sub_header(body[0]):
+    numeric_below = [any(_is_number(t) for c in row if c for t in c.split()) for row in body]
+    while len(body) > 1 and _sub_header(body[0], header) and any(numeric_below[1:]):
+        numeric_below.pop(0)
         below = _spread(body.pop(0))
         header = [f"{h} {b}".strip() if b != h else h for h, b in zip(header, below)]
     return [header, *([c or "" for c in row] for row in body)]
@@ -189,9 +198,11 @@ def _spread(row: list[str | None]) -> list[str]:
     return out
 
 
-def _sub_header(row: list[str | None]) -> bool:
+def _sub_header(row: list[str | None], header: list[str]) -> bool:
+    """A row of column names under the header: no numbers, several cells, no row label (or the
+    header has none either: "Models" under an empty corner)."""
     cells = [c for c in row if c]
-    return (not row[0] and len(cells) >= 2
+    return ((not row[0] or not header[0]) and len(cells) >= 2
             and not any(_is_number(t) for c in cells for t in c.split() if t not in "-–—"))
 
 
