@@ -184,10 +184,10 @@ def _merge_header_rows(rows: list[list[str | None]]) -> list[list[str]]:
     header = _spread(rows[0])
     body = rows[1:]
     numeric_below = [any(_is_number(t) for c in row if c for t in c.split()) for row in body]
-    while len(body) > 1 and _sub_header(body[0], header) and any(numeric_below[1:]):
+    while len(body) > 1 and (_sub_header(body[0], header) or _header_wrap(body[0], header)) and any(numeric_below[1:]):
         numeric_below.pop(0)
         below = _spread(body.pop(0))
-        header = [f"{h} {b}".strip() if b != h else h for h, b in zip(header, below)]
+        header = [h if b == h else f"{h}{b}" if h.endswith("-") else f"{h} {b}".strip() for h, b in zip(header, below)]
     return [header, *([c or "" for c in row] for row in body)]
 
 
@@ -196,6 +196,12 @@ def _spread(row: list[str | None]) -> list[str]:
     for cell in row:
         out.append(out[-1] if cell is None and out else (cell or ""))
     return out
+
+
+def _header_wrap(row: list[str | None], header: list[str]) -> bool:
+    """The rest of header cells broken at a hyphen ("S2ORC-" over "SCIBERT"), alone on the next row."""
+    filled = [j for j, c in enumerate(row) if c]
+    return bool(filled) and all(header[j].endswith("-") and not _is_number(row[j] or "") for j in filled)
 
 
 def _sub_header(row: list[str | None], header: list[str]) -> bool:
