@@ -8,7 +8,7 @@ import pymupdf
 
 from kg.enrich.references import caption_label
 from kg.ingest.pdf.printed_table import words_in, cell_text, doubt, printed_grid
-from kg.ingest.pdf.types import Line, RawBlock, RawPage, RawTable
+from kg.ingest.pdf.types import UNMAPPED_GLYPH_RE, Line, RawBlock, RawPage, RawTable
 
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
 _DOT_LEADERS_RE = re.compile(r" ?(?:\. ?){4,}")  # "AFM revisions ........" in cost tables
@@ -20,7 +20,7 @@ def find_tables(page: pymupdf.Page) -> list[RawTable]:
         found = page.find_tables()
     except Exception:  # table detection is best effort; the text still gets read
         return []
-    words = page.get_text("words") if found.tables else []
+    words = page_words(page) if found.tables else []
     for table in found.tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
@@ -32,6 +32,32 @@ def find_tables(page: pymupdf.Page) -> list[RawTable]:
         if markdown:
             tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption, doubt(rows)))
     return tables
+
+
+def page_words(page: pymupdf.Page) -> list[tuple]:
+    """The page's words for table cells. A glyph the PDF maps to no text (a symbol font's check mark
+    comes out as a control character, which word extraction drops) becomes a word "\ufffd", and a
+    symbol font's "!" set right before a number in another font (a minus or an approximation sign the
+    font does not map: "!20") becomes "\ufffd" too: unreadable, never dropped or read as "!"."""
+    words = list(page.get_text("words"))
+    unreadable: list[tuple[float, float]] = []
+    for block in page.get_text("rawdict")["blocks"]:
+        for line in block.get("lines", []):
+            spans = line["spans"]
+            for i, span in enumerate(spans):
+                for char in span["chars"]:
+                    if UNMAPPED_GLYPH_RE.match(char["c"]):
+                        words.append((*char["bbox"], "\ufffd", block["number"], 0, 0))
+                after = spans[i + 1] if i + 1 < len(spans) else None
+                glyphs = "".join(c["c"] for c in span["chars"]).strip()
+                if (glyphs == "!" and after is not None and after["font"] != span["font"]
+                        and "".join(c["c"] for c in after["chars"])[:1].isdigit()):
+                    bang = next(c for c in span["chars"] if c["c"] == "!")
+                    unreadable.append((bang["bbox"][0], bang["bbox"][1]))
+    for k, word in enumerate(words):
+        if word[4].startswith("!") and any(abs(word[0] - x) < 0.5 and abs(word[1] - y) < 2 for x, y in unreadable):
+            words[k] = (*word[:4], "\ufffd" + word[4][1:], *word[5:])
+    return words
 
 
 def printed_rows(table, words: list[tuple], page: int = 1) -> tuple[RawBlock | None, list[list[str]]]:
