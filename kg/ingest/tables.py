@@ -57,7 +57,8 @@ class TableGrid:
     def to_json(self) -> str:
         if self.kept_as_text:
             return json.dumps({"kept_as_text": self.kept_as_text}, ensure_ascii=False)
-        return json.dumps(asdict(self), ensure_ascii=False) if self.rows else ""
+        data = {k: v for k, v in asdict(self).items() if k != "kept_as_text"}
+        return json.dumps(data, ensure_ascii=False) if self.rows else ""
 
     @classmethod
     def from_json(cls, text: str) -> "TableGrid":

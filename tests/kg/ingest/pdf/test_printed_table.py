@@ -46,7 +46,7 @@ def test_a_booktabs_table_reads_as_printed_with_its_multi_line_label_in_one_cell
     doc = read_pdf(booktabs(tmp_path / "b.pdf"), tmp_path / "assets", workers=1)
     [table] = [b for b in doc.blocks if b.kind == "table"]
     grid = json.loads(table.cells)
-    assert table.label == "Table 2" and not grid["kept_as_text"]
+    assert table.label == "Table 2" and "kept_as_text" not in grid
     assert grid["rows"] == [["BM25", "43.8", "59.1", "73.7"], ["Dense passage retriever", "68.3", "78.4", "85.4"],
                             ["BM25 + DPR", "65.2", "76.6", "83.8"]]
     assert grid["header"][:2] == ["Retriever", "Top-5"] and grid["header"][3] == "Top-100"
@@ -107,3 +107,15 @@ def test_the_s2orc_paper_tables_read_as_printed(parsed_pdf):
     assert results["header"] == ["Domain", "Dataset", "Reference", "Task", "SCIBERT", "S2ORC-SCIBERT"]
     assert ["", "BC5CDR", "Li et al. (2016)", "NER", "90.01", "90.41 ± 0.06"] == results["rows"][0]
     assert not any("\ufb01" in c or "\ufb02" in c for t in tables for r in t.get("rows", []) for c in r)
+
+
+def test_a_table_kept_as_text_shows_its_printed_lines_and_says_why_in_its_cells():
+    from kg.ingest.pdf.order import to_block
+    from kg.ingest.pdf.types import RawTable
+    from kg.ingest.tables import table_cells
+    markdown = "|Dataset|Train|\n|---|---|\n|NQ|79,168 58,880|\n|SQuAD|78,713 70,096|"
+    reason = doubt([["Dataset", "Train"], ["NQ", "79,168 58,880"], ["SQuAD", "78,713 70,096"]])
+    block = to_block(RawTable(pymupdf.Rect(0, 0, 100, 50), markdown, None, reason), 4, 10.0, {})
+    assert block.kind == "table" and json.loads(block.cells) == {"kept_as_text": reason}
+    assert block.text == "Dataset  Train\nNQ  79,168 58,880\nSQuAD  78,713 70,096"
+    assert table_cells(block) == []  # no chain asks for one of its cells
