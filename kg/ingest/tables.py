@@ -7,10 +7,13 @@ and footnote marks. table_cells() turns either into Cell records, so a
 chain builder can ask "what is the <column> of <row>?" and answer one
 clean value.
 
-PDF tables come from pymupdf's to_markdown, which has habits this module
-undoes: several visual rows packed into one markdown row with "<br>" between
-them ("PubMed<br>arXiv" | "3092<br>5906"), currency symbols in a column of
-their own ("$" | "22,439"), and header cells split over two columns.
+Markdown tables (and PDF tables without cell boxes, from pymupdf's
+to_markdown) have habits this module undoes: several visual rows packed into
+one markdown row with "<br>" between them ("PubMed<br>arXiv" | "3092<br>5906"),
+currency symbols in a column of their own ("$" | "22,439"), and header cells
+split over two columns. PDF tables with cell boxes are rebuilt from the
+page's words first (kg.ingest.pdf.printed_table). A grid that cannot be
+trusted has no rows and says why (TableGrid.kept_as_text).
 """
 
 from __future__ import annotations
