@@ -146,9 +146,12 @@ def readable_header(header: str) -> bool:
 
 
 def usable_value(value: str) -> bool:
+    """Short, with a letter or digit, no markup, and no unreadable glyph (U+FFFD: "\ufffd20" may be
+    -20 or about 20, so the PDF does not say the value)."""
     words = value.split()
     return (bool(words) and len(words) <= MAX_VALUE_WORDS and len(value) <= MAX_VALUE_CHARS
-            and any(c.isalnum() for c in value) and not any(m in value for m in _MARKDOWN))
+            and any(c.isalnum() for c in value) and not any(m in value for m in _MARKDOWN)
+            and "\ufffd" not in value)
 
 
 class TableIndex:

@@ -7,12 +7,12 @@ surfaces as kg.models.IngestError with a short reason.
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 
 from kg.ingest.markdown import read_markdown
 from kg.ingest.pdf import assemble_pdf, page_count, parse_pages, read_pdf
 from kg.ingest.pdf.figures import MIN_IMAGE_PX
+from kg.ingest.pdf.types import UNMAPPED_GLYPH_RE
 from kg.ingest.text import read_text
 from kg.models import IngestError, ParsedDocument
 
@@ -50,7 +50,7 @@ def read_document(
 # table's check marks as \x13 and \x17, big brackets as \x00 and \x01 in the DPR paper). A NUL cut
 # FalkorDB's query short ("Invalid input at end of input") and failed the whole file; the glyph is
 # kept as U+FFFD, the mark for a character the source does not say, so nothing is silently dropped.
-_UNMAPPED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_UNMAPPED = UNMAPPED_GLYPH_RE
 
 
 def mark_unmapped_glyphs(doc: ParsedDocument) -> ParsedDocument:

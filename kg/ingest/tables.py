@@ -7,10 +7,13 @@ and footnote marks. table_cells() turns either into Cell records, so a
 chain builder can ask "what is the <column> of <row>?" and answer one
 clean value.
 
-PDF tables come from pymupdf's to_markdown, which has habits this module
-undoes: several visual rows packed into one markdown row with "<br>" between
-them ("PubMed<br>arXiv" | "3092<br>5906"), currency symbols in a column of
-their own ("$" | "22,439"), and header cells split over two columns.
+Markdown tables (and PDF tables without cell boxes, from pymupdf's
+to_markdown) have habits this module undoes: several visual rows packed into
+one markdown row with "<br>" between them ("PubMed<br>arXiv" | "3092<br>5906"),
+currency symbols in a column of their own ("$" | "22,439"), and header cells
+split over two columns. PDF tables with cell boxes are rebuilt from the
+page's words first (kg.ingest.pdf.printed_table). A grid that cannot be
+trusted has no rows and says why (TableGrid.kept_as_text).
 """
 
 from __future__ import annotations
@@ -52,14 +55,18 @@ class TableGrid:
     header: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
     units: list[str] = field(default_factory=list)  # per column: "$" when a currency column was merged into it
+    kept_as_text: str = ""  # why the table's cells were not trusted (no rows then; the chunk shows its text)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False) if self.rows else ""
+        if self.kept_as_text:
+            return json.dumps({"kept_as_text": self.kept_as_text}, ensure_ascii=False)
+        data = {k: v for k, v in asdict(self).items() if k != "kept_as_text"}
+        return json.dumps(data, ensure_ascii=False) if self.rows else ""
 
     @classmethod
     def from_json(cls, text: str) -> "TableGrid":
         data = json.loads(text) if text else {}
-        return cls(data.get("header", []), data.get("rows", []), data.get("units", []))
+        return cls(data.get("header", []), data.get("rows", []), data.get("units", []), data.get("kept_as_text", ""))
 
 
 def clean_cell(text: str) -> str:
@@ -181,6 +188,18 @@ def grid_markdown(grid: TableGrid) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in (cells + [""] * width)[:width]) + " |"
 
     return "\n".join([line(grid.header), "|" + "|".join(["---"] * width) + "|", *map(line, grid.rows)])
+
+
+def table_lines(markdown: str) -> str:
+    """A markdown table as plain lines, one per row, cells apart by two spaces (no pipes, rules or markup)."""
+    lines = []
+    for line in markdown.splitlines():
+        if is_separator_row(line):
+            continue
+        cells = [clean_cell(c) for c in _split_row(line)] if "|" in line else [clean_cell(line)]
+        if any(cells):
+            lines.append("  ".join(c for c in cells if c))
+    return "\n".join(lines)
 
 
 def table_cells(table: Any) -> list[Cell]:

@@ -2,7 +2,7 @@
 
 reader: the two passes (workers.parse_pages is pass 1 for some pages, a pure
 function a worker can run; assemble_pdf is pass 2); workers: pass 1 across
-processes; layout, table_cues, tables: one page; furniture, headings,
+processes; layout, table_cues, tables, printed_table: one page; furniture, headings,
 figures, order, title: the document-wide decisions of pass 2.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pymupdf
 
 from kg.ingest.pdf.headings import heading_fields, is_heading_candidate
-from kg.ingest.tables import grid_markdown, table_grid
+from kg.ingest.tables import TableGrid, grid_markdown, table_grid, table_lines
 from kg.ingest.pdf.types import RawBlock, RawPage, RawTable
 from kg.models import Block
 
@@ -53,8 +53,10 @@ def to_block(
     if isinstance(item, RawTable):
         label = item.caption.label if item.caption else ""
         grid = table_grid(item.markdown)
+        if item.doubt:  # cells that cannot be trusted: the table's printed lines, and why, no grid
+            grid = TableGrid(kept_as_text=item.doubt)
         # The chunk shows the clean grid: no "<br>" or emphasis reaches keywords, topics or questions.
-        table_text = grid_markdown(grid) or " ".join(item.markdown.replace("<br>", " ").split(" "))
+        table_text = grid_markdown(grid) or table_lines(item.markdown)
         text = f"{item.caption.text}\n\n{table_text}" if item.caption else table_text
         return Block(text=text, kind="table", page=page, label=label, cells=grid.to_json())
     text = item.text.strip()

@@ -7,7 +7,8 @@ import re
 import pymupdf
 
 from kg.enrich.references import caption_label
-from kg.ingest.pdf.types import Line, RawBlock, RawPage, RawTable
+from kg.ingest.pdf.printed_table import words_in, cell_text, doubt, printed_grid
+from kg.ingest.pdf.types import UNMAPPED_GLYPH_RE, Line, RawBlock, RawPage, RawTable
 
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
 _DOT_LEADERS_RE = re.compile(r" ?(?:\. ?){4,}")  # "AFM revisions ........" in cost tables
@@ -19,38 +20,64 @@ def find_tables(page: pymupdf.Page) -> list[RawTable]:
         found = page.find_tables()
     except Exception:  # table detection is best effort; the text still gets read
         return []
-    words = page.get_text("words") if found.tables else []
+    words = page_words(page) if found.tables else []
     for table in found.tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        rows = printed_rows(table, words)
-        caption = _caption_row(rows, page.number + 1)
-        if caption is not None:
-            rows = rows[1:]
+        caption, rows = printed_rows(table, words, page.number + 1)
         if len(rows) >= 2:
             markdown = _DOT_LEADERS_RE.sub("", rows_markdown(rows)).strip()
         else:  # no cell boxes to read: pymupdf's own text (it keeps "0.81" whole, not "Qwen1.5-7B")
             markdown = _DOT_LEADERS_RE.sub("", table.to_markdown()).strip()
         if markdown:
-            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption))
+            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption, doubt(rows)))
     return tables
 
 
-def printed_rows(table, words: list[tuple]) -> list[list[str]]:
-    """The table's rows (header first), each cell's text rebuilt from the page's words.
+def page_words(page: pymupdf.Page) -> list[tuple]:
+    """The page's words for table cells. A glyph the PDF maps to no text (a symbol font's check mark
+    comes out as a control character, which word extraction drops) becomes a word "\ufffd", and a
+    symbol font's "!" set right before a number in another font (a minus or an approximation sign the
+    font does not map: "!20") becomes "\ufffd" too: unreadable, never dropped or read as "!"."""
+    words = list(page.get_text("words"))
+    unreadable: list[tuple[float, float]] = []
+    for block in page.get_text("rawdict")["blocks"]:
+        for line in block.get("lines", []):
+            spans = line["spans"]
+            for i, span in enumerate(spans):
+                for char in span["chars"]:
+                    if UNMAPPED_GLYPH_RE.match(char["c"]):
+                        words.append((*char["bbox"], "\ufffd", block["number"], 0, 0))
+                after = spans[i + 1] if i + 1 < len(spans) else None
+                glyphs = "".join(c["c"] for c in span["chars"]).strip()
+                if (glyphs == "!" and after is not None and after["font"] != span["font"]
+                        and "".join(c["c"] for c in after["chars"])[:1].isdigit()):
+                    bang = next(c for c in span["chars"] if c["c"] == "!")
+                    unreadable.append((bang["bbox"][0], bang["bbox"][1]))
+    for k, word in enumerate(words):
+        if word[4].startswith("!") and any(abs(word[0] - x) < 0.5 and abs(word[1] - y) < 2 for x, y in unreadable):
+            words[k] = (*word[:4], "\ufffd" + word[4][1:], *word[5:])
+    return words
+
+
+def printed_rows(table, words: list[tuple], page: int = 1) -> tuple[RawBlock | None, list[list[str]]]:
+    """The table's caption when pymupdf took it for its first row, and its rows (header first), each
+    cell's text rebuilt from the page's words (kg.ingest.pdf.printed_table: printed rows and columns
+    told apart, spanning headers spread).
 
     pymupdf's table text re-spaces characters by their gaps ("Qwen1 .5 -7B",
-    "LayerType"); the page's words keep the spaces the PDF prints. A word
-    belongs to the cell holding its centre; a cell's lines are joined with
-    "<br>" so that kg.ingest.tables can unpack rows packed into one cell.
+    "LayerType"); the page's words keep the spaces the PDF prints.
     """
     header = table.header
     boxes = [header.cells] if header.external else []
     boxes += [row.cells for row in table.rows]
-    rows = [[_cell_text(box, words) for box in cells] for cells in boxes]
     if header.external and _caption_line(header.bbox, words):
-        rows = rows[1:]
-    return [row for row in rows if any(row)]
+        boxes = boxes[1:]
+    caption = _caption_row(boxes[0], words, page) if boxes else None
+    if caption is not None:
+        boxes = boxes[1:]
+    rows = printed_grid(boxes, words) if boxes else []
+    return caption, [row for row in rows if any(row)]
 
 
 def _caption_line(box, words: list[tuple]) -> bool:
@@ -60,18 +87,6 @@ def _caption_line(box, words: list[tuple]) -> bool:
     ignored, opens with a "Table N" label."""
     band = sorted((w for w in words if box[1] <= (w[1] + w[3]) / 2 <= box[3]), key=lambda w: w[0])
     return caption_label(" ".join(w[4] for w in band)).startswith("Table")
-
-
-def _cell_text(box, words: list[tuple]) -> str:
-    if box is None:
-        return ""
-    x0, y0, x1, y1 = box
-    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
-    lines: dict[tuple[int, int], list[tuple]] = {}
-    for word in inside:
-        lines.setdefault((word[5], word[6]), []).append(word)
-    ordered = sorted(lines.values(), key=lambda ws: (round(min(w[1] for w in ws)), min(w[0] for w in ws)))
-    return "<br>".join(" ".join(w[4] for w in sorted(ws, key=lambda w: w[7])) for ws in ordered)
 
 
 def rows_markdown(rows: list[list[str]]) -> str:
@@ -85,15 +100,13 @@ def rows_markdown(rows: list[list[str]]) -> str:
     return "\n".join([line(rows[0]), "|" + "|".join(["---"] * width) + "|", *map(line, rows[1:])])
 
 
-def _caption_row(rows: list[list[str]], page: int) -> RawBlock | None:
+def _caption_row(boxes: list, words: list[tuple], page: int) -> RawBlock | None:
     """A caption ("Table 1: Current layout detection models ...") detected as the table's first row."""
-    if not rows:
-        return None
-    text = " ".join(" ".join(c.replace("<br>", " ").split()) for c in rows[0] if c.strip())
-    label = caption_label(text)
+    text = " ".join(cell_text(words_in(box, words)) for box in boxes if box is not None).strip()
+    label = caption_label(" ".join(text.split()))
     if not label.startswith("Table"):
         return None
-    return RawBlock([Line(text, (0.0, 0.0, 0.0, 0.0), 0.0, False)], page, "caption", label)
+    return RawBlock([Line(" ".join(text.split()), (0.0, 0.0, 0.0, 0.0), 0.0, False)], page, "caption", label)
 
 
 def remove_text_in_tables(page: RawPage) -> None:

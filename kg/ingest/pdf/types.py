@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import pymupdf
+
+# A glyph the PDF maps to no text comes out as a control character (kg.ingest.mark_unmapped_glyphs).
+UNMAPPED_GLYPH_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass
@@ -51,6 +56,7 @@ class RawTable:
     bbox: pymupdf.Rect
     markdown: str
     caption: RawBlock | None = None
+    doubt: str = ""  # why the cells cannot be trusted (kg.ingest.pdf.printed_table.doubt): kept as text
 
 
 @dataclass

@@ -223,6 +223,14 @@ def test_only_cells_a_reader_can_find_by_row_and_column_are_answers():
     assert cells[("Code", "Notes")] == "fine"
 
 
+def test_a_cell_with_an_unreadable_glyph_is_no_answer():
+    """The PDF maps a sign to nothing ("\ufffd20" in the Glendhu row): the value is not known."""
+    cells, _ = _index("| Catchment | Low flow | Total flow |\n|---|---|---|\n"
+                      "| Glendhu | \ufffd20 | 32 |\n| Redhill | 100 | 66 |")
+    assert cells[("Glendhu", "Total flow")] == "32" and cells[("Redhill", "Low flow")] == "100"
+    assert ("Glendhu", "Low flow") not in cells
+
+
 def test_a_row_is_found_by_name_without_its_year_and_a_broken_grid_falls_back_to_the_text():
     text = ("Table 1: Datasets.\n\n| Dataset | Words |\n|---|---|\n| PubMed (2018) | **3092** |\n"
             "| Bib. linking (GROBID) | 1.00 |\n| Bib. linking (LATEX) | 0.96 |")

@@ -160,8 +160,13 @@ def test_headers_are_read_as_printed_and_no_cell_holds_markup(parsed_pdf):
 
 
 def test_a_caption_read_as_the_first_row_becomes_the_caption():
+    """pymupdf cuts a caption line into the table's cells ("Table 1: C" | "urrent layo..."); the
+    page's words in those boxes give the whole caption line."""
     from kg.ingest.pdf.tables import _caption_row
-    rows = [["Table 1: C", "Current layo", "out detection models"], ["Dataset", "Base Model", "Notes"]]
-    caption = _caption_row(rows, 5)
-    assert caption is not None and caption.label == "Table 1" and caption.text.startswith("Table 1: C")
-    assert _caption_row(rows[1:], 5) is None
+    words = [(10, 0, 40, 10, "Table", 0, 0, 0), (42, 0, 50, 10, "1:", 0, 0, 1), (52, 0, 90, 10, "Current", 0, 0, 2),
+             (92, 0, 130, 10, "layout", 0, 0, 3), (132, 0, 170, 10, "detection", 0, 0, 4),
+             (10, 20, 40, 30, "Dataset", 1, 0, 0), (92, 20, 130, 30, "Base", 1, 0, 1), (132, 20, 170, 30, "Notes", 1, 0, 2)]
+    first, second = [(0, -1, 60, 11), (60, -1, 110, 11), (110, -1, 180, 11)], [(0, 19, 60, 31), (60, 19, 110, 31), (110, 19, 180, 31)]
+    caption = _caption_row(first, words, 5)
+    assert caption is not None and caption.label == "Table 1" and caption.text == "Table 1: Current layout detection"
+    assert _caption_row(second, words, 5) is None

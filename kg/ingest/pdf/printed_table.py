@@ -1,0 +1,225 @@
+"""A found table's grid rebuilt from the words the page prints inside its cells.
+
+pymupdf's find_tables gives cell boxes; on borderless (booktabs) tables of
+papers those boxes often hold two printed rows ("TAPASLARGE inter" over
+"TABLEFORMERLARGE inter" in one cell, "70.6" over "72.4" beside it) or two
+printed columns ("WQ TREC" over "55.0 70.9"), and header cells under a
+spanning header are empty (None: covered by the cell to their left). Here:
+
+- columns: a column whose words leave the same vertical gap in every row that
+  holds a number, with words on both sides in several rows, is two columns;
+  a header word across the gap (a spanning header) goes to both;
+- rows: a row whose words sit on two or more printed lines that each fill
+  several columns is that many rows; a line filling fewer columns (a wrapped
+  label) joins the nearest full line;
+- header: a cell covered by a spanning header gets that header's text, and
+  leading rows with no number and no row label (sub-headers) join the header
+  ("Before Perturb" over "ALL" -> "Before Perturb ALL");
+- text: ligatures (U+FB00-FB06: "ﬂow") are spelled out; nothing else changes.
+
+A grid whose cells still hold two bare numbers is not trusted: `doubt` says
+why, and the reader keeps that table as text.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import unicodedata
+
+from kg.ingest.pdf.types import join_lines
+
+Word = tuple  # pymupdf word: (x0, y0, x1, y1, text, block, line, word_no)
+Cell = list | None  # a cell's words; None: covered by the spanning cell to its left
+
+_NUMBER_RE = re.compile(r"^[(\[]?[-−–+±]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)\]]?[*†‡]*$")
+_BARE_NUMBER_RE = re.compile(r"^[-−–+]?\d[\d,]*(?:\.\d+)?%?$")
+_LIGATURES_RE = re.compile("[\ufb00-\ufb06]")
+_CAPTION_RE = re.compile(r"^(?:Table|Figure|Fig\.)\s+[A-Z]?\d+[.:]")
+MIN_GAP_EM = 0.5  # white space narrower than this share of the type height is a space inside a cell
+SPLIT_SUPPORT = 0.3  # share of rows (at least 2) with words on both sides of a column gap
+
+
+def printed_grid(box_rows: list[list], words: list[Word]) -> list[list[str]]:
+    """Rows of cell texts (the header row first) from rows of cell boxes (None: spanned cell)."""
+    grid: list[list[Cell]] = [[words_in(box, words) if box is not None else None for box in row] for row in box_rows]
+    width = max((len(r) for r in grid), default=0)
+    grid = [row + [None] * (width - len(row)) for row in grid]
+    grid = _split_columns(grid)
+    grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
+    texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
+    return _merge_header_rows(texts)
+
+
+def words_in(box, words: list[Word]) -> list[Word]:
+    x0, y0, x1, y1 = box
+    return [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+
+
+def spell_ligatures(text: str) -> str:
+    """"ﬂow" -> "flow": only the ligature characters are normalised (NFKC), never digits or signs."""
+    return _LIGATURES_RE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+
+
+def _bands(words: list[Word]) -> list[list[Word]]:
+    """Words grouped into printed lines: a word whose vertical extent overlaps a line's joins it."""
+    bands: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
+        for band in bands:
+            top, bottom = min(w[1] for w in band), max(w[3] for w in band)
+            overlap = min(bottom, word[3]) - max(top, word[1])
+            if overlap >= 0.4 * min(word[3] - word[1], bottom - top):
+                band.append(word)
+                break
+        else:
+            bands.append([word])
+    return sorted(bands, key=lambda b: min(w[1] for w in b))
+
+
+def cell_text(words: list[Word]) -> str:
+    lines = [" ".join(w[4] for w in sorted(band, key=lambda w: w[0])) for band in _bands(words)]
+    return spell_ligatures(join_lines(lines))
+
+
+def _is_number(text: str) -> bool:
+    return bool(_NUMBER_RE.match(text))
+
+
+def _gaps(words: list[Word], min_gap: float) -> list[float]:
+    """x of the middle of every white gap at least min_gap wide between the words' extents."""
+    gaps, right = [], None
+    for x0, _, x1, *_ in sorted(words, key=lambda w: w[0]):
+        if right is not None and x0 - right >= min_gap:
+            gaps.append((right + x0) / 2)
+        right = x1 if right is None else max(right, x1)
+    return gaps
+
+
+def _column_gaps(grid: list[list[Cell]], j: int) -> list[float]:
+    body = [row[j] for row in grid[1:] if row[j]]
+    numeric = [cell for cell in body if any(_is_number(w[4]) for w in cell)]
+    rows = numeric if len(numeric) >= 2 else body
+    words = [w for cell in rows for w in cell]
+    if len(rows) < 2:
+        return []
+    min_gap = _min_gap(words)
+    need = max(2, SPLIT_SUPPORT * len(rows))
+    return [g for g in _gaps(words, min_gap)
+            if sum(any(w[2] < g for w in c) and any(w[0] > g for w in c) for c in rows) >= need]
+
+
+def _split_columns(grid: list[list[Cell]]) -> list[list[Cell]]:
+    if len(grid) < 3:
+        return grid
+    out: list[list[Cell]] = [[] for _ in grid]
+    for j in range(len(grid[0])):
+        cuts = [float("-inf"), *_column_gaps(grid, j), float("inf")]
+        for i, row in enumerate(grid):
+            heading = i == 0 or not any(_is_number(w[4]) for cell in row if cell for w in cell)
+            for left, right in zip(cuts, cuts[1:]):
+                if row[j] is None:
+                    out[i].append(None)
+                elif heading:  # a phrase across a gap (a spanning header, "After Perturb") goes to both sides
+                    out[i].append([w for p in _phrases(row[j]) if _overlaps(p, left, right) for w in p])
+                else:
+                    out[i].append([w for w in row[j] if left < (w[0] + w[2]) / 2 < right])
+    return out
+
+
+def _overlaps(phrase: list[Word], left: float, right: float) -> bool:
+    """The phrase's centre is between the cuts, or a quarter of its width is (it spans the cut)."""
+    x0, x1 = min(w[0] for w in phrase), max(w[2] for w in phrase)
+    inside = min(x1, right) - max(x0, left)
+    return left < (x0 + x1) / 2 < right or inside >= 0.25 * (x1 - x0)
+
+
+def _min_gap(words: list[Word]) -> float:
+    return MIN_GAP_EM * statistics.median(w[3] - w[1] for w in words) if words else 0.0
+
+
+def _phrases(words: list[Word]) -> list[list[Word]]:
+    """A text cell's words in runs set with ordinary spaces (narrower than _min_gap), line by line."""
+    min_gap = _min_gap(words)
+    phrases: list[list[Word]] = []
+    for band in _bands(words):
+        ordered = sorted(band, key=lambda w: w[0])
+        phrases.append([ordered[0]])
+        for word in ordered[1:]:
+            if word[0] - phrases[-1][-1][2] < min_gap:
+                phrases[-1].append(word)
+            else:
+                phrases.append([word])
+    return phrases
+
+
+def _split_row(row: list[Cell]) -> list[list[Cell]]:
+    """One grid row holding several printed rows -> those rows."""
+    words = [(j, w) for j, cell in enumerate(row) if cell for w in cell]
+    bands = _bands([w for _, w in words])
+    if len(bands) < 2:
+        return [row]
+    column_of = {id(w): j for j, w in words}
+    filled = [{column_of[id(w)] for w in band} for band in bands]
+    most = max(len(f) for f in filled)
+    full = [k for k, f in enumerate(filled) if len(f) >= 2 and len(f) >= 0.5 * most]
+    # Printed rows hold values; lines of prose in several columns are one row of multi-line cells.
+    if len(full) < 2 or not all(any(_is_number(w[4]) for w in bands[k]) for k in full):
+        return [row]
+
+    def middle(k: int) -> float:
+        return statistics.fmean((w[1] + w[3]) / 2 for w in bands[k])
+
+    owner = {k: min(full, key=lambda f: (abs(middle(f) - middle(k)), f)) for k in range(len(bands))}
+    rows = []
+    for f in full:
+        mine = {id(w) for k, band in enumerate(bands) if owner[k] == f for w in band}
+        rows.append([None if cell is None else [w for w in cell if id(w) in mine] for cell in row])
+    return rows
+
+
+def _merge_header_rows(rows: list[list[str | None]]) -> list[list[str]]:
+    """Spanned header cells take the spanning text; sub-header rows join the header."""
+    if not rows:
+        return []
+    header = _spread(rows[0])
+    body = rows[1:]
+    numeric_below = [any(_is_number(t) for c in row if c for t in c.split()) for row in body]
+    while len(body) > 1 and (_sub_header(body[0], header) or _header_wrap(body[0], header)) and any(numeric_below[1:]):
+        numeric_below.pop(0)
+        below = _spread(body.pop(0))
+        header = [h if b == h else f"{h}{b}" if h.endswith("-") else f"{h} {b}".strip() for h, b in zip(header, below)]
+    return [header, *([c or "" for c in row] for row in body)]
+
+
+def _spread(row: list[str | None]) -> list[str]:
+    out: list[str] = []
+    for cell in row:
+        out.append(out[-1] if cell is None and out else (cell or ""))
+    return out
+
+
+def _header_wrap(row: list[str | None], header: list[str]) -> bool:
+    """The rest of header cells broken at a hyphen ("S2ORC-" over "SCIBERT"), alone on the next row."""
+    filled = [j for j, c in enumerate(row) if c]
+    return bool(filled) and all(header[j].endswith("-") and not _is_number(row[j] or "") for j in filled)
+
+
+def _sub_header(row: list[str | None], header: list[str]) -> bool:
+    """A row of column names under the header: no numbers, several cells, no row label (or the
+    header has none either: "Models" under an empty corner)."""
+    cells = [c for c in row if c]
+    return ((not row[0] or not header[0]) and len(cells) >= 2
+            and not any(_is_number(t) for c in cells for t in c.split() if t not in "-–—"))
+
+
+def doubt(rows: list[list[str]]) -> str:
+    """Why a rebuilt grid cannot be trusted as cells ("" when it can)."""
+    if len(rows) < 2:
+        return ""
+    squashed = sum(1 for row in rows[1:] for c in row if len(c.split()) >= 2
+                   and all(_BARE_NUMBER_RE.match(t) for t in c.split()))
+    if squashed:
+        return f"{squashed} cells hold two or more printed numbers (rows or columns not told apart)"
+    if any(_CAPTION_RE.match(c) for row in rows[1:] for c in row):
+        return "a caption inside the cells (two tables, or a table and prose, in one box)"
+    return ""
