@@ -50,6 +50,8 @@ class StepRules(Protocol):
 
     def chunks_entered_by(self, entity: str) -> list[str]: ...
 
+    def died(self, reason: str) -> None: ...
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -107,6 +109,8 @@ class TableWalk:
             cand = self._end(hops, entry) if hops else None
             if cand is not None:
                 return cand
+            self.walker.died("table: the walk back from a row's prose ran dry" if hops is None
+                             else "table: no fresh table with a cell of the row")
         return None
 
     def _backwards(self, entry: Entry, n_text: int) -> list[Hop] | None:
