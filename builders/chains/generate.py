@@ -114,14 +114,7 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
                     table_share=cfg.table_share)
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
-    tables = walker.table_walk.tables
-    rows: dict[str, int] = {}
-    labels: dict[str, list[str]] = {}
-    for (table_id, _), cells in tables.cells.items():
-        rows[table_id] = rows.get(table_id, 0) + 1
-        labels.setdefault(table_id, []).append(cells[0].row_label)
-    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0), labels,
-                                              cfg.min_answer_rivals)
+    walker.construction = ChainConstruction(view, statements, index, walker.table_walk.tables, cfg.min_answer_rivals)
     walker.strict = strict
     return walker
 

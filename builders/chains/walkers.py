@@ -24,6 +24,7 @@ from collections import Counter
 from builders.chains.bridges import BridgeRules
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.chain_types import chain_type
+from builders.chains.prose_walk import ProseWalk
 from builders.chains.statements import StatementIndex
 from builders.chains.steps import Stepper
 from builders.chains.supply import WalkMemory
@@ -56,6 +57,7 @@ class Walker(Stepper):
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.table_share = table_share
         self.table_walk = TableWalk(self, TableIndex(view, self.rules.evidence_roles))
+        self.prose_walk = ProseWalk(self, self.table_walk)
         # construction.py's pre-check (make_walker), enforced when `strict` (an LLM pays per candidate).
         self.construction = None
         self.strict = False
@@ -137,8 +139,18 @@ class Walker(Stepper):
         if not self.chunks:
             return None
         length = self.sample_length()
-        if self.table_walk.possible(length) and (self.strict or self.rng.random() < self.table_share):
-            cand = self.table_walk.chain(length)  # strict: a cell (rival answers: its column) first
+        if self.strict and self.construction is not None:
+            # Strict: walked back from a last hop with rivals first, a table row or a prose pairing
+            # (prose_walk.py); forward walks rarely reach one.
+            ends = [self.table_walk.chain] if self.table_walk.possible(length) else []
+            ends.append(self.prose_walk.chain)
+            self.rng.shuffle(ends)
+            for end in ends:
+                cand = end(length)
+                if cand is not None:
+                    return cand
+        elif self.table_walk.possible(length) and self.rng.random() < self.table_share:
+            cand = self.table_walk.chain(length)
             if cand is not None:
                 return cand
         for _ in range(self.STARTS):
