@@ -7,7 +7,7 @@ the Baltic Explorer, the Riga centre the Gulf Star and the Helsinki institute th
 of systems each with its author, a paragraph comparing methods. Such a chunk X holds a *pairing*:
 entities of one kind (the bridge's: same_kind, construction.py) each tied to an answer of another
 kind by a relation inside one sentence (statements.partners, from spaCy's tags), the bridge's answer
-tied to no rival. Without the earlier hop a reader cannot tell which entity the question means.
+tied to no rival; the answer may be a number the chunk states (values.py). Without the earlier hop a reader cannot tell which entity the question means.
 
 The walk starts at such a pairing and goes backwards by the table walk's rules (table_walk.py):
 the hop before X names the bridge in a relation with its own incoming bridge (or, as the first
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.table_walk import Entry, StepRules, TableWalk
+from builders.chains.values import is_value, value_ties
 
 MIN_RIVALS = 2  # other entities of the bridge's kind with an answer of their own: the bridge is one of >= 3
 
@@ -36,24 +37,33 @@ class Pairing:
 def pairings(walker: StepRules, construction, chunk: str) -> list[Pairing]:
     """Every (bridge, answer) of `chunk` whose relation the chunk states for MIN_RIVALS other entities
     of the bridge's kind too, each with its own answer of the answer's kind."""
-    view, statements, specific = walker.view, walker.statements, walker.rules.specific
+    view, specific = walker.view, walker.rules.specific
     ents = sorted(e for e in view.mentions.get(chunk, ()) if specific(e))
-    ties = {e: [a for a in statements.partners(chunk, e) if specific(a) and not construction.same_kind(e, a)]
-            for e in ents}
+    ties = _ties(walker, construction, chunk, ents)
     out = []
     for bridge in ents:
         if not ties[bridge] or not walker.bridgeable(bridge):
             continue
         kin = [o for o in ents if o != bridge and ties[o] and construction.same_kind(bridge, o)
                and not walker.names_overlap(o, {bridge})]
-        for answer in ties[bridge]:
-            if any(answer in ties[o] for o in kin) or not walker.rules.can_answer(answer):
+        for answer in sorted(ties[bridge]):
+            if any(answer in ties[o] for o in kin) or not (is_value(answer) or walker.rules.can_answer(answer)):
                 continue  # tied to a rival too: the bridge does not pick it
             rivals = tuple(o for o in kin if any(x != answer and construction.same_kind(answer, x)
                                                  and not walker.names_overlap(x, {answer}) for x in ties[o]))
             if len(rivals) >= MIN_RIVALS:
                 out.append(Pairing(chunk, bridge, answer, rivals))
     return out
+
+
+def _ties(walker: StepRules, construction, chunk: str, ents: list[str]) -> dict[str, set[str]]:
+    """Entity -> the answers the chunk ties to it: in a relation inside one sentence (statements.py),
+    or a number listed beside it (values.value_ties)."""
+    ties = {e: {a for a in walker.statements.partners(chunk, e) if (walker.rules.specific(a) or is_value(a))
+                and not construction.same_kind(e, a)} for e in ents}
+    for e, values in value_ties(walker.statements, construction.same_kind, chunk, ents).items():
+        ties[e] |= values
+    return ties
 
 
 class ProseWalk:

@@ -87,3 +87,29 @@ def test_fork_branches_sharing_only_a_city_are_refused(view):
     assert "share only a place" in city.reason  # a cinema and a council: two questions joined by "and"
     ship = construction(view).check(fork("c3", "c4", "aurora research vessel", "karl lindqvist"))
     assert "share only a place" not in ship.reason
+
+
+def test_numbers_a_paragraph_lists_per_institute_are_answers(view):
+    from builders.chains.prose_walk import pairings
+    from builders.chains.values import name_prose_values
+
+    add_chunk(view, "c23", "In 2021 the Tallinn Sea Laboratory logged 41.2 survey days at sea, the Riga Coastal "
+                           "Centre 35.6 and the Helsinki Marine Institute 28.9, as Table 3 shows.")
+    assert name_prose_values(view, frozenset({"body"})) >= 3
+    walker = strict_walker(view)
+    found = {(p.bridge, view.entity_name[p.answer]): set(p.rivals) for p in pairings(walker, walker.construction, "c23")}
+    assert found[(HMI, "28.9")] == {"tallinn sea laboratory", "riga coastal centre"}
+    assert not any(name in ("3", "2021") for _, name in found)  # a table's number and a year are no values here
+    figures = walker.construction.check(serial(("c1", HMI), ("c23", ""), answer="value:c23:28.9"))
+    assert figures.reason == "" and sorted(figures.answer_rival_names) == ["35.6", "41.2"]
+
+
+def test_citation_years_beside_names_are_no_pairing(view):
+    from builders.chains.prose_walk import pairings
+    from builders.chains.values import name_prose_values
+
+    add_chunk(view, "c24", "Ship logs were kept by three bodies (Tallinn Sea Laboratory, 2019; Riga Coastal "
+                           "Centre, 2020; Helsinki Marine Institute, 2021) for the survey.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    assert pairings(walker, walker.construction, "c24") == []
