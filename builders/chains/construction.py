@@ -49,7 +49,7 @@ from builders.chains.candidate import Candidate
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableIndex
-from builders.chains.values import is_value, same_value_kind, value_ties
+from builders.chains.values import is_value, listed_rivals, same_value_kind, value_ties
 from queries.corpus_view import CorpusView
 
 MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bridge is one of >= 2
@@ -233,18 +233,20 @@ class ChainConstruction:
         if cell is not None and i == len(cand.hops) - 1:
             return self._other_rows(cell)  # the writer must not single the bridge's row out among them
         chain = set(cand.bridges) | {cand.answer_entity}
-        listed = self._value_ties(hop.node_id)
+        if i == len(cand.hops) - 1 and is_value(cand.answer_entity):  # a list of entities with numbers
+            listed = listed_rivals(self.view, self._value_ties(hop.node_id), incoming, cand.answer_entity)
+            return sorted(self.view.entity_name.get(e, e) for e in listed if e not in chain)
         return sorted(self.view.entity_name.get(e, e) for e in self.view.mentions.get(hop.node_id, ())
                       if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
                       and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
-                      and (self.statements.partners(hop.node_id, e) or listed.get(e)))
+                      and self.statements.partners(hop.node_id, e))
 
     def _value_ties(self, node_id: str) -> dict[str, set[str]]:
         """The numbers `node_id` lists beside its entities (values.value_ties; none without value entities)."""
         if not any(is_value(e) for e in self.view.mentions.get(node_id, ())):
             return {}
         ents = [e for e in self.view.mentions.get(node_id, ()) if self.statements.rules.specific(e)]
-        return value_ties(self.statements, self.same_kind, node_id, ents)
+        return value_ties(self.statements, node_id, ents)
 
     def _answer_rivals(self, cand: Candidate) -> list[str]:
         """Other candidate answers of the target's kind that stand in a relation in the last hop
@@ -263,10 +265,10 @@ class ChainConstruction:
         label = self.view.entity_label.get(answer, "")
         out = set()
         if is_value(answer):  # a number listed beside the bridge: the numbers listed beside its rivals
-            for e, values in self._value_ties(node_id).items():
-                if e not in chain and e != incoming and incoming and self.same_kind(incoming, e):
-                    out |= {self.view.entity_name.get(v, v) for v in values if v != answer
-                            and self.same_kind(answer, v)}
+            ties = self._value_ties(node_id)
+            for e in listed_rivals(self.view, ties, incoming, answer):
+                if e not in chain:
+                    out |= {self.view.entity_name.get(v, v) for v in ties[e] if v != answer and self.same_kind(answer, v)}
         for e in self.view.mentions.get(node_id, ()):
             other = self.view.entity_name.get(e, e)
             if e in chain or e in (answer, incoming) or _nested(other, name) \

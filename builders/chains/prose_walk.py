@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.table_walk import Entry, StepRules, TableWalk
-from builders.chains.values import is_value, value_ties
+from builders.chains.values import is_value, listed_rivals, value_ties
 
 MIN_RIVALS = 2  # other entities of the bridge's kind with an answer of their own: the bridge is one of >= 3
 
@@ -36,10 +36,13 @@ class Pairing:
 
 def pairings(walker: StepRules, construction, chunk: str) -> list[Pairing]:
     """Every (bridge, answer) of `chunk` whose relation the chunk states for MIN_RIVALS other entities
-    of the bridge's kind too, each with its own answer of the answer's kind."""
+    of the bridge's kind too, each with its own answer of the answer's kind (for a number: the other
+    entities listed with numbers of its type and form, values.listed_rivals)."""
     view, specific = walker.view, walker.rules.specific
     ents = sorted(e for e in view.mentions.get(chunk, ()) if specific(e))
-    ties = _ties(walker, construction, chunk, ents)
+    listed = value_ties(walker.statements, chunk, ents)
+    ties = {e: {a for a in walker.statements.partners(chunk, e) if (specific(a) or is_value(a))
+                and not construction.same_kind(e, a)} | listed.get(e, set()) for e in ents}
     out = []
     for bridge in ents:
         if not ties[bridge] or not walker.bridgeable(bridge):
@@ -47,23 +50,17 @@ def pairings(walker: StepRules, construction, chunk: str) -> list[Pairing]:
         kin = [o for o in ents if o != bridge and ties[o] and construction.same_kind(bridge, o)
                and not walker.names_overlap(o, {bridge})]
         for answer in sorted(ties[bridge]):
-            if any(answer in ties[o] for o in kin) or not (is_value(answer) or walker.rules.can_answer(answer)):
+            if is_value(answer):
+                rivals = tuple(o for o in listed_rivals(view, listed, bridge, answer)
+                               if not walker.names_overlap(o, {bridge}) and answer not in ties[o])
+            elif any(answer in ties[o] for o in kin) or not walker.rules.can_answer(answer):
                 continue  # tied to a rival too: the bridge does not pick it
-            rivals = tuple(o for o in kin if any(x != answer and construction.same_kind(answer, x)
-                                                 and not walker.names_overlap(x, {answer}) for x in ties[o]))
+            else:
+                rivals = tuple(o for o in kin if any(x != answer and construction.same_kind(answer, x)
+                                                     and not walker.names_overlap(x, {answer}) for x in ties[o]))
             if len(rivals) >= MIN_RIVALS:
                 out.append(Pairing(chunk, bridge, answer, rivals))
     return out
-
-
-def _ties(walker: StepRules, construction, chunk: str, ents: list[str]) -> dict[str, set[str]]:
-    """Entity -> the answers the chunk ties to it: in a relation inside one sentence (statements.py),
-    or a number listed beside it (values.value_ties)."""
-    ties = {e: {a for a in walker.statements.partners(chunk, e) if (walker.rules.specific(a) or is_value(a))
-                and not construction.same_kind(e, a)} for e in ents}
-    for e, values in value_ties(walker.statements, construction.same_kind, chunk, ents).items():
-        ties[e] |= values
-    return ties
 
 
 class ProseWalk:

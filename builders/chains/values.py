@@ -37,11 +37,12 @@ def same_value_kind(view: CorpusView, a: str, b: str) -> bool:
     return view.entity_label.get(a) == view.entity_label.get(b) and ("." in name_a) == ("." in name_b)
 
 
-def value_ties(statements, same_kind, chunk: str, ents: list[str]) -> dict[str, set[str]]:
-    """Entity -> the number tied to it in a sentence of `chunk`: the first value after it, with no other
-    entity of its kind between them, at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and
-    PRIMERA (41.2)": papers list values without a verb each). Not years: beside a name a year is a
-    citation ("Shen et al., 2022"), not a value of it. `statements` is a statements.StatementIndex."""
+def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, set[str]]:
+    """Entity -> the numbers listed beside it in a sentence of `chunk`: the first value after it, before
+    the next entity, at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)":
+    papers list values without a verb each). Not years: beside a name a year is a citation ("Shen et
+    al., 2022"), not a value of it. `statements` is a statements.StatementIndex, `ents` the specific
+    entities of the chunk."""
     view = statements.view
     ties: dict[str, set[str]] = {}
     for sentence in statements.sentences(chunk):
@@ -51,12 +52,20 @@ def value_ties(statements, same_kind, chunk: str, ents: list[str]) -> dict[str, 
             if e not in spans or not values:
                 continue
             end = spans[e][1]
-            stop = min((sp[0] for o, sp in spans.items() if o != e and o in ents and sp[0] > end and same_kind(e, o)),
+            stop = min((sp[0] for o, sp in spans.items() if o != e and o in ents and sp[0] >= end),
                        default=len(sentence.text))
             first = next((v for start, v in values if end <= start < stop), None)
             if first is not None and len(sentence.text[end:spans[first][0]].split()) <= MAX_TIE_WORDS:
                 ties.setdefault(e, set()).add(first)
     return ties
+
+
+def listed_rivals(view: CorpusView, ties: dict[str, set[str]], bridge: str, answer: str) -> list[str]:
+    """The other entities a chunk lists with a number of the answer's type and form (value_ties): the
+    list itself says they are of one kind, whatever labels entity extraction gave them ("FAISS" ORG,
+    "Lucene" PERSON), so each is a candidate the bridge's number could belong to."""
+    return sorted(e for e, values in ties.items() if e != bridge and answer not in values
+                  and any(v != answer and same_value_kind(view, answer, v) for v in values))
 
 
 def prose_values(text: str) -> list[str]:
