@@ -299,7 +299,10 @@ class ChainConstruction:
         avoid = later | set().union(*named) if named else later
         own = [w for w in words if _stem(w) not in avoid]
         shared = [w for w in words if _stem(w) in avoid]
-        return own, shared + sorted(telling - {_stem(w) for w in shared})[:8]
+        spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}
+        telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared}
+                               if zipf(spelled[t]) < DESCRIBES_NOTHING_ZIPF)  # "first", "model": no form
+        return own, shared + telling_words[:8]
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)
