@@ -4,7 +4,8 @@ Draws one generation round as `generate` does when an LLM is configured (the
 construction pre-check enforced, construction.py; the walk memory, supply.py)
 from a data dir that `hopgraph ingest` filled, and prints how many distinct
 candidates pass, by chain type and hop count, with the pre-check's drops by
-reason. With --dump, each candidate's write request (the verbalize prompt's
+reason and where the walks that found nothing died (the walker's `deaths`: which
+step rule, lookahead or end rule stopped them, by chain type). With --dump, each candidate's write request (the verbalize prompt's
 user message, as the model would read it) goes to a JSON file, to be read as a
 strict reader would: does the last hop alone answer? can the bridge be picked
 by elimination? Nothing is written to the graph.
@@ -70,9 +71,18 @@ def main(argv: list[str] | None = None) -> dict:
                "by_type": dict(Counter(c.graph_type for c in cands)),
                "by_hops": {str(k): v for k, v in sorted(Counter(len(c.hops) for c in cands).items())},
                "documents": len({view.nodes[c.hops[-1].node_id].doc_id for c in cands}),
-               "precheck_dropped": dict(report.prechecked.most_common())}
+               "precheck_dropped": dict(report.prechecked.most_common()),
+               "walk_deaths": deaths_by_type(walker.deaths)}
     print(json.dumps(figures, indent=1))
     return figures
+
+
+def deaths_by_type(deaths: Counter) -> dict[str, dict[str, int]]:
+    """{chain type: {reason: count}}, most frequent first."""
+    out: dict[str, dict[str, int]] = {}
+    for (gtype, reason), count in deaths.most_common():
+        out.setdefault(gtype, {})[reason] = count
+    return out
 
 
 if __name__ == "__main__":

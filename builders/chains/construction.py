@@ -48,14 +48,27 @@ from builders.chains.bridges import NAME_LABELS, zipf
 from builders.chains.candidate import Candidate
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
+from builders.chains.tables import TableIndex
+from builders.chains.values import is_value, listed_rivals, same_value_kind, value_ties
 from queries.corpus_view import CorpusView
 
 MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bridge is one of >= 2
 MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that identifies it
 ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
-COMMON_ZIPF = 5.0  # words at least this frequent in English ("using", "results") describe nothing
+# Two frequency rules, for two questions. A word of a fact that is this frequent in English
+# ("using", "results", 5+) describes nothing, however rare the rest of the fact: it is no word to
+# identify a bridge by, and none a reader could find a later hop by either. A row label of one word
+# this frequent ("Models" 4.3, "Total" 5.2, 3+) is no *name*: far below the first threshold,
+# because a name must single one row out, where a describing word only has to carry meaning.
+DESCRIBES_NOTHING_ZIPF = 5.0
+NAMES_NOTHING_ZIPF = 3.0
+MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
+# Labels a fork's shared entity may not have alone: two branches about one country or date are two
+# questions joined by "and", not one question about one thing.
+NOT_SHARED_ENOUGH = frozenset({"GPE", "LOC", "NORP", "DATE", "TIME"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -83,13 +96,12 @@ class Construction:
 class ChainConstruction:
     """Measures candidates against the rules of the module docstring."""
 
-    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex, table_rows=None,
-                 row_labels: dict[str, list[str]] | None = None, min_answer_rivals: int = 1):
+    def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex,
+                 tables: TableIndex | None = None, min_answer_rivals: int = 1):
         self.view = view
         self.statements = statements
         self.index = index
-        self.table_rows = table_rows or (lambda table_id: 0)  # rows of a table with answerable cells
-        self.row_labels = row_labels or {}  # table id -> its answerable rows' labels
+        self.tables = tables  # the answerable rows and cells of every table (a table hop's rivals)
         self.min_answer_rivals = min_answer_rivals  # [generate] min_answer_rivals
 
     def names(self, ent: str) -> list[str]:
@@ -101,7 +113,7 @@ class ChainConstruction:
         bridges = [h.bridge if h.bridge_kind == "entity" else "" for h in cand.hops[:-1]]
         c.bridge_mentions = [len(self.view.mentioned_by.get(b, ())) for b in bridges if b]
         c.reason = self._cycle(cand, bridges) or self._answer_earlier(cand) or self._generic(bridges) \
-            or self._contexts(cand, c) or self._table_bridge(cand)
+            or self._contexts(cand, c) or self._table_bridge(cand) or self._fork_bridge(cand)
         if c.reason or cand.graph_type.endswith("fork"):
             return c
         facts = []
@@ -112,20 +124,19 @@ class ChainConstruction:
             statement = self._identifying(cand, i - 1, bridges)
             rivals = self._rivals(cand.hops[i - 1].node_id, incoming, statement)
             into_table = cand.table_cell is not None and i == len(cand.hops) - 1
-            rows = self._row_rivals(cand.table_cell, statement) if into_table else 0
+            rows = self._named_beside(self._other_rows(cand.table_cell), statement) if into_table else 0
             # Into a table only its rows are candidates: names beside the bridge that label no row
             # ("Rouge-1, Rouge-2" beside "BART") leave nothing to eliminate; rows named beside it do.
             c.rivals.append(rows if into_table else rivals)
             if rows and not c.reason:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
-            c.siblings.append(len(siblings) if isinstance(siblings, list) else siblings)
-            c.sibling_names.append(sorted(self.view.entity_name.get(e, e) for e in siblings)[:6]
-                                   if isinstance(siblings, list) else [])
+            c.siblings.append(len(siblings))
+            c.sibling_names.append(sorted(siblings)[:6])
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
-            own, shared = self._fact_words(fact, cand.hops[i:])
+            own, shared = self._fact_words(fact, cand.hops[i:], [self.view.entity_name.get(incoming, ""), *siblings])
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             if not c.reason:
@@ -134,10 +145,12 @@ class ChainConstruction:
                 c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is worded in a later hop too"
         if len(cand.hops) > 1:
             rivals = self._answer_rivals(cand)
-            c.answer_rivals = len(rivals) if isinstance(rivals, list) else rivals
-            c.answer_rival_names = sorted(rivals)[:6] if isinstance(rivals, list) else []
+            c.answer_rivals = len(rivals)
+            c.answer_rival_names = sorted(rivals)[:6]
             if not c.reason and c.answer_rivals < self.min_answer_rivals:
                 c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
+            if not c.reason and cand.table_cell is not None and len(self._other_rows(cand.table_cell)) < MIN_ROW_RIVALS:
+                c.reason = "pre-check: the table has fewer than 3 answerable rows (its row is found by elimination)"
         earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
                               + self.names(cand.answer_entity))
         last = cand.hops[-1].node_id
@@ -187,6 +200,8 @@ class ChainConstruction:
     def same_kind(self, ent: str, other: str) -> bool:
         """Two entities of one kind: the same named-entity type, and for a term (no name type) the
         same head word too ("FINE annotations" and "COARSE annotations", not "AOA sensors" and "14 CFR")."""
+        if is_value(ent) or is_value(other):  # numbers in prose (values.py): one type and form
+            return is_value(ent) and is_value(other) and same_value_kind(self.view, ent, other)
         label = self.view.entity_label.get(ent, "")
         if label != self.view.entity_label.get(other, ""):
             return False
@@ -201,33 +216,44 @@ class ChainConstruction:
                    if e != ent and self.same_kind(ent, e) and self.statements.rules.specific(e)
                    and find_surface(self.names(e), statement) is not None)
 
-    def _row_rivals(self, cell, statement: str) -> int:
-        """Other rows of the bridge's table named in its identifying sentence ("BART and PEGASUS"):
-        the sentence does not single out the row, whatever the entity types say."""
-        others = [label for label in self.row_labels.get(cell.table_id, []) if label != cell.row_label]
-        return sum(1 for label in others if statement and find_surface([label], statement) is not None)
+    @staticmethod
+    def _named_beside(labels: list[str], statement: str) -> int:
+        """How many of `labels` (other rows of the bridge's table: "BART and PEGASUS") the identifying
+        sentence names: it does not single out the row, whatever the entity types say."""
+        return sum(1 for label in labels if statement and find_surface([label], statement) is not None)
 
-    def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str] | int:
-        """Entities of the incoming bridge's kind that stand in a relation in hop i's evidence too
-        (for a table hop: how many other rows it has)."""
+    def _other_rows(self, cell) -> list[str]:
+        return self.tables.other_rows(cell) if self.tables is not None else []
+
+    def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str]:
+        """Names of the entities of the incoming bridge's kind that stand in a relation in hop i's
+        evidence too (for a table hop: the other rows' labels)."""
         hop = cand.hops[i]
         cell = cand.table_cell
         if cell is not None and i == len(cand.hops) - 1:
-            # The other rows, by label: the writer must not single the bridge's row out among them.
-            others = [label for label in self.row_labels.get(cell.table_id, []) if label != cell.row_label]
-            return others or max(0, self.table_rows(hop.node_id) - 1)
+            return self._other_rows(cell)  # the writer must not single the bridge's row out among them
         chain = set(cand.bridges) | {cand.answer_entity}
-        return sorted(e for e in self.view.mentions.get(hop.node_id, ())
+        if i == len(cand.hops) - 1 and is_value(cand.answer_entity):  # a list of entities with numbers
+            listed = listed_rivals(self.view, self._value_ties(hop.node_id), incoming, cand.answer_entity)
+            return sorted(self.view.entity_name.get(e, e) for e in listed if e not in chain)
+        return sorted(self.view.entity_name.get(e, e) for e in self.view.mentions.get(hop.node_id, ())
                       if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
                       and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
                       and self.statements.partners(hop.node_id, e))
 
-    def _answer_rivals(self, cand: Candidate) -> list[str] | int:
+    def _value_ties(self, node_id: str) -> dict[str, set[str]]:
+        """The numbers `node_id` lists beside its entities (values.value_ties; none without value entities)."""
+        if not any(is_value(e) for e in self.view.mentions.get(node_id, ())):
+            return {}
+        ents = [e for e in self.view.mentions.get(node_id, ()) if self.statements.rules.specific(e)]
+        return value_ties(self.statements, node_id, ents)
+
+    def _answer_rivals(self, cand: Candidate) -> list[str]:
         """Other candidate answers of the target's kind that stand in a relation in the last hop
-        (for a table cell: the same column's cells in the table's other rows)."""
+        (for a table cell: the same column's values in the table's other rows)."""
         last = cand.hops[-1].node_id
         if cand.table_cell is not None:
-            return max(0, self.table_rows(last) - 1)
+            return self.tables.column_rivals(cand.table_cell) if self.tables is not None else []
         incoming = cand.hops[-2].bridge if cand.hops[-2].bridge_kind == "entity" else ""
         return self.answer_rivals(last, cand.answer_entity, set(cand.bridges), incoming) if cand.answer_entity else 0
 
@@ -238,9 +264,15 @@ class ChainConstruction:
         name = self.view.entity_name.get(answer, answer)
         label = self.view.entity_label.get(answer, "")
         out = set()
+        if is_value(answer):  # a number listed beside the bridge: the numbers listed beside its rivals
+            ties = self._value_ties(node_id)
+            for e in listed_rivals(self.view, ties, incoming, answer):
+                if e not in chain:
+                    out |= {self.view.entity_name.get(v, v) for v in ties[e] if v != answer and self.same_kind(answer, v)}
         for e in self.view.mentions.get(node_id, ()):
             other = self.view.entity_name.get(e, e)
-            if e in chain or e in (answer, incoming) or not self.statements.rules.specific(e) or _nested(other, name):
+            if e in chain or e in (answer, incoming) or _nested(other, name) \
+                    or not (self.statements.rules.specific(e) or is_value(e)):
                 continue
             partners = self.statements.partners(node_id, e)
             if self.same_kind(answer, e) and partners:
@@ -251,12 +283,26 @@ class ChainConstruction:
                 out.add(other)
         return sorted(out)
 
-    def _fact_words(self, fact: str, later_hops) -> tuple[list[str], list[str]]:
-        """The fact's content words that no later hop's evidence holds, and those it does."""
-        later = {_stem(w) for h in later_hops for w in _WORD.findall(self.view.nodes[h.node_id].text)}
-        words = dict.fromkeys(w.lower() for w in _WORD.findall(fact) if zipf(w.lower()) < COMMON_ZIPF)
-        own = [w for w in words if _stem(w) not in later]
-        return own, [w for w in words if _stem(w) in later]
+    def _fact_words(self, fact: str, later_hops, candidates: list[str]) -> tuple[list[str], list[str]]:
+        """The fact's content words (and numbers) that no later hop's evidence holds, and those to
+        avoid: held by a later hop (a reader finds the bridge there by them), or by the names of the
+        bridge and its rivals (`candidates`: "the one not containing 'Creek'", "comparable to dot
+        product" when the rivals are dot-product variants single it out by its name's form). Words
+        that tell the candidates' names apart go to the avoided ones too."""
+        later = {_stem(w) for h in later_hops for w in _TOKEN.findall(self.view.nodes[h.node_id].text)}
+        named = [{_stem(w) for w in _WORD.findall(n)} for n in candidates if n]
+        # Words of the rivals' names that not every candidate's name has (the bridge's own name is
+        # never written anyway).
+        telling = set().union(*named[1:]) - set.intersection(*named) if len(named) > 1 else set()
+        words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact)
+                              if any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF)
+        avoid = later | set().union(*named) if named else later
+        own = [w for w in words if _stem(w) not in avoid]
+        shared = [w for w in words if _stem(w) in avoid]
+        spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}
+        telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared}
+                               if zipf(spelled[t]) < DESCRIBES_NOTHING_ZIPF)  # "first", "model": no form
+        return own, shared + telling_words[:8]
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)
@@ -305,6 +351,14 @@ class ChainConstruction:
                         "contexts in its two documents")
         return ""
 
+    def _fork_bridge(self, cand: Candidate) -> str:
+        """A fork's branches must share one specific thing: a place or date alone joins two questions."""
+        if not cand.graph_type.endswith("fork") or not cand.hops[0].bridge:
+            return ""
+        if self.view.entity_label.get(cand.hops[0].bridge, "") in NOT_SHARED_ENOUGH:  # both fork types share hop 0's
+            return "pre-check: the fork's branches share only a place or a date"
+        return ""
+
     def _table_bridge(self, cand: Candidate) -> str:
         """A table bridge must be the row's own name: not a count row ("# Layers") or an ordinary word."""
         cell = cand.table_cell
@@ -334,7 +388,8 @@ def _nested(a: str, b: str) -> bool:
 def ordinary_word(name: str) -> bool:
     """One everyday word ("Models", "Total"): no name for a table row to be a bridge by."""
     words = name.split()
-    return len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() and zipf(name) >= 3.0
+    return len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() \
+        and zipf(name) >= NAMES_NOTHING_ZIPF
 
 
 def _stem(word: str) -> str:

@@ -26,6 +26,7 @@ from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.sampling import RoundDraw
 from builders.chains.shortcuts import CorpusIndex, load_vectors
 from builders.chains.tables import name_table_rows
+from builders.chains.values import name_prose_values
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
@@ -109,19 +110,13 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
         images_as_captions(view)
     if strict:  # offline the demo's draws stay as they were
         name_table_rows(view, frozenset(cfg.evidence_roles), ordinary_word)
+        name_prose_values(view, frozenset(cfg.evidence_roles))  # numbers in prose: answers of pairings
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
                     table_share=cfg.table_share)
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
-    tables = walker.table_walk.tables
-    rows: dict[str, int] = {}
-    labels: dict[str, list[str]] = {}
-    for (table_id, _), cells in tables.cells.items():
-        rows[table_id] = rows.get(table_id, 0) + 1
-        labels.setdefault(table_id, []).append(cells[0].row_label)
-    walker.construction = ChainConstruction(view, statements, index, lambda t: rows.get(t, 0), labels,
-                                              cfg.min_answer_rivals)
+    walker.construction = ChainConstruction(view, statements, index, walker.table_walk.tables, cfg.min_answer_rivals)
     walker.strict = strict
     return walker
 

@@ -39,6 +39,7 @@ class StepRules(Protocol):
     memory: WalkMemory
     rng: random.Random
     strict: bool
+    construction: object | None  # construction.ChainConstruction (same_kind), set by make_walker
     chunks: list[str]
     max_entity_degree: int
 
@@ -49,6 +50,8 @@ class StepRules(Protocol):
     def names_overlap(self, entity: str, others: set[str]) -> bool: ...
 
     def chunks_entered_by(self, entity: str) -> list[str]: ...
+
+    def died(self, reason: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -103,18 +106,21 @@ class TableWalk:
         options = self._options(length)
         for _ in range(self.TRIES if options else 0):
             entry = self.walker.rng.choice(options)
-            hops = self._backwards(entry, length - 1)
+            hops = self.backwards(entry, length - 1)
             cand = self._end(hops, entry) if hops else None
             if cand is not None:
                 return cand
+            self.walker.died("table: the walk back from a row's prose ran dry" if hops is None
+                             else "table: no fresh table with a cell of the row")
         return None
 
-    def _backwards(self, entry: Entry, n_text: int) -> list[Hop] | None:
-        """`n_text` text hops ending in the entry's chunk, or None when the walk back runs dry."""
+    def backwards(self, entry: Entry, n_text: int, keep_out: set[str] = frozenset()) -> list[Hop] | None:
+        """`n_text` text hops ending in the entry's chunk, or None when the walk back runs dry. No hop
+        names an entity of `keep_out` (a prose last hop's answer and the bridge's rivals, prose_walk.py)."""
         hops = [Hop(entry.chunk, "Chunk", entry.entity, "entity")]
-        incoming, used = entry.incoming, {entry.entity, entry.incoming} - {""}
+        incoming, used = entry.incoming, ({entry.entity, entry.incoming} | set(keep_out)) - {""}
         while len(hops) < n_text:
-            found = self._before(hops, incoming, used, opens=len(hops) == n_text - 1)
+            found = self.before(hops, incoming, used, opens=len(hops) == n_text - 1)
             if found is None:
                 return None
             node, before = found
@@ -123,7 +129,7 @@ class TableWalk:
             used.add(before)
         return hops
 
-    def _before(self, hops: list[Hop], incoming: str, used: set[str], opens: bool) -> tuple[str, str] | None:
+    def before(self, hops: list[Hop], incoming: str, used: set[str], opens: bool) -> tuple[str, str] | None:
         """A chunk that leads into hops[0] through `incoming`, and the entity it is entered by ("" if it opens)."""
         w = self.walker
         visited = [h.node_id for h in hops]

@@ -210,6 +210,19 @@ class TableIndex:
     def rows(self, entity_id: str) -> list[tuple[str, int]]:
         return self.rows_of_entity.get(entity_id, [])
 
+    def row_labels(self, table_id: str) -> list[str]:
+        """The labels of a table's answerable rows, in row order."""
+        return [cells[0].row_label for (t, _), cells in sorted(self.cells.items()) if t == table_id]
+
+    def other_rows(self, cell: TableCell) -> list[str]:
+        """The labels of the table's other answerable rows: the bridge's rivals in a table hop."""
+        return [label for label in self.row_labels(cell.table_id) if label != cell.row_label]
+
+    def column_rivals(self, cell: TableCell) -> list[str]:
+        """The same column's values in the table's other rows: the rival answers of a table hop."""
+        return [c.value for (t, row), cells in sorted(self.cells.items()) if t == cell.table_id and row != cell.row
+                for c in cells if c.column == cell.column and c.value != cell.value]
+
     def choose_cell(self, rng: random.Random, table_id: str, row: int, earlier_text: str) -> TableCell | None:
         """A cell of the row that earlier hops do not name: a number if there is one, else a short value."""
         options = [c for c in self.cells.get((table_id, row), []) if not names_value(earlier_text, c.value)]

@@ -51,7 +51,8 @@ CHUNKS = [
      "table", "body"),
     ("gulfs", "d3", 4, "Table 2: Gulfs of the eastern Baltic. Survey figures of 2019.\n\n"
      "| Gulf | Area (km2) | Max depth (m) | Survey budget | |\n|---|---|---|---|---|\n"
-     "| Gulf of Riga | **18,100** | 60 | $ | 22,439 |\n| Gulf of Bothnia | 117,000 | 295 | $ | 8,050 |",
+     "| Gulf of Riga | **18,100** | 60 | $ | 22,439 |\n| Gulf of Bothnia | 117,000 | 295 | $ | 8,050 |\n"
+     "| Gulf of Finland | 30,000 | 123 | $ | 5,120 |",
      "table", "body"),
     ("species", "d1", 2, "Table 1: Fish counted.\n\n| Species | Count |\n|---|---|\n| Baltic herring | 1,200 |\n"
      "| Grey seal | 300 |", "table", "body"),

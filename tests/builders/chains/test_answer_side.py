@@ -39,7 +39,8 @@ def test_the_bridge_facts_words_are_split_by_whether_a_later_hop_holds_them(view
     kept = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
     # "Maria Kovacs founded the Helsinki Marine Institute after years of coastal fieldwork."
     assert "fieldwork" in kept.describe_by[0] and "coastal" in kept.describe_by[0]
-    assert kept.avoid_words == [[]]
+    # Nothing of the fact recurs later; the rival's name ("Tallinn Sea Laboratory") is no way to describe it.
+    assert kept.avoid_words == [["laboratory", "tallinn"]]
     add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel fleet.", doc="d1")
     echoed = construction(view).check(serial(("c10", HMI), ("c8", ""), answer=ARV))
     assert {"operates", "baltic", "vessel"} <= set(echoed.avoid_words[0])  # ("research" is too common to count)
@@ -50,24 +51,59 @@ def test_the_bridge_facts_words_are_split_by_whether_a_later_hop_holds_them(view
     assert nothing_own.describe_by == [[]] and nothing_own.reason  # the later hop says it all
 
 
-def test_a_table_bridge_named_beside_other_rows_of_its_table_is_refused(view):
+def add_table(view, tid: str, rows: list[tuple[str, str]], doc: str = "d4") -> None:
+    """A table chunk (markdown, as ingest writes one) of gulfs and their areas; each row label an entity."""
+    from queries.corpus_view import EvidenceNode
+
+    text = "| Gulf | Area (km2) |\n|---|---|\n" + "\n".join(f"| {name} | {area} |" for name, area in rows)
+    view.nodes[tid] = EvidenceNode(tid, "Chunk", doc, text, "table")
+    for name, _ in rows:
+        view.entity_name[name.lower()], view.entity_label[name.lower()] = name, "LOC"
+        view.entity_aliases.setdefault(name.lower(), [])
+    view.mentions[tid] = {name.lower() for name, _ in rows}
+    for name, _ in rows:
+        view.mentioned_by.setdefault(name.lower(), set()).add(tid)
+
+
+def table_check(view):
     from builders.chains.bridges import BridgeRules
     from builders.chains.construction import ChainConstruction
     from builders.chains.shortcuts import CorpusIndex
     from builders.chains.statements import StatementIndex
+    from builders.chains.tables import TableIndex
+
+    return ChainConstruction(view, StatementIndex(view, BridgeRules(view)), CorpusIndex(view),
+                             TableIndex(view, frozenset({"body"}))).check
+
+
+def cell_chain(first: str, table: str, value: str, row: int) -> Candidate:
     from builders.chains.tables import TableCell
 
-    rows = {"gulfs": ["Gulf of Riga", "Gulf of Bothnia"]}
-    check = ChainConstruction(view, StatementIndex(view, BridgeRules(view)), CorpusIndex(view),
-                              lambda t: len(rows.get(t, [])), rows).check
-    cell = TableCell("gulfs", "Gulf of Riga", "Area (km2)", "18,100").to_meta()
+    cell = TableCell(table, "Gulf of Riga", "Area (km2)", value, "", row, 1).to_meta()
+    return Candidate("text_chain", [Hop(first, "Chunk", "gulf of riga", "entity"), Hop(table, "Chunk")],
+                     [(0, 1), (1, 2)], "", {"table_cell": cell})
+
+
+GULFS = [("Gulf of Riga", "18,100"), ("Gulf of Bothnia", "117,000"), ("Gulf of Finland", "30,000")]
+
+
+def test_a_table_bridge_named_beside_other_rows_of_its_table_is_refused(view):
+    add_table(view, "gulfs", GULFS)
     add_chunk(view, "c11", "The Nordic Ocean Council surveys the Gulf of Riga and the Gulf of Bothnia.", doc="d1")
-    both = check(Candidate("text_chain", [Hop("c11", "Chunk", "gulf of riga", "entity"), Hop("gulfs", "Chunk")],
-                           [(0, 1), (1, 2)], "", {"table_cell": cell}))
+    check = table_check(view)
+    both = check(cell_chain("c11", "gulfs", "18,100", 0))
     assert "other rows of the table" in both.reason
-    alone = check(Candidate("text_chain", [Hop("c3", "Chunk", "gulf of riga", "entity"), Hop("gulfs", "Chunk")],
-                            [(0, 1), (1, 2)], "", {"table_cell": cell}))
-    assert "other rows" not in alone.reason and alone.answer_rivals == 1
+    alone = check(cell_chain("c3", "gulfs", "18,100", 0))
+    assert "other rows" not in alone.reason
+    # The rival answers are the column's other cells, by value; the rivals of the bridge, the other rows.
+    assert alone.answer_rivals == 2 and alone.answer_rival_names == ["117,000", "30,000"]
+    assert alone.sibling_names == [["Gulf of Bothnia", "Gulf of Finland"]]
+
+
+def test_a_table_of_two_rows_gives_its_row_away_by_elimination(view):
+    add_table(view, "pair", GULFS[:2])
+    reason = table_check(view)(cell_chain("c3", "pair", "18,100", 0)).reason
+    assert "fewer than 3 answerable rows" in reason
 
 
 def test_the_writer_is_told_which_words_to_use_and_avoid_and_the_rival_answers(view):

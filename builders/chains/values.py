@@ -1,0 +1,102 @@
+"""Numbers in prose as answers of a prose pairing (prose_walk.py; strict runs only).
+
+The relation a paragraph states for several entities of a kind is most
+often a value: "BERT-EXT reaches 41.2 ROUGE-1 while PEGASUS reaches 44.7 and
+PRIMERA 46.1". Ingest keeps no numeric entities (bridges.specific_name refuses
+them: a number links nothing), so a prose last hop of this form had no answer
+to offer. Here each number a prose chunk writes becomes a *value entity* of
+that chunk alone ("value:<chunk>:41.2", spaCy's type from its form: MONEY,
+PERCENT, DATE for a year, else CARDINAL), the way tables.name_table_rows makes
+row labels entities. A value is never a bridge (it is not specific), only an
+answer, and two values are rivals only when they have one type and one form
+(a decimal is no rival of a count). Numbers that number things are skipped:
+"Table 3", "Section 4.1", "Eq. 2", single digits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from builders.chains.question_words import value_label
+from queries.corpus_view import CorpusView
+
+MAX_TIE_WORDS = 12  # words between an entity and the number tied to it in one sentence
+VALUE_ENTITY = "value:"  # id prefix of an entity made from a number in prose
+_VALUE = re.compile(r"(?<![\w.\-/$€£])[$€£]?\d+(?:[.,]\d+)*%?(?![\w%]|[.,]\d)")
+_NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
+                        r"layer|version|v|page|p\.|pp\.|§|\[)\s*$", re.IGNORECASE)
+
+
+def is_value(entity_id: str) -> bool:
+    return entity_id.startswith(VALUE_ENTITY)
+
+
+def same_value_kind(view: CorpusView, a: str, b: str) -> bool:
+    """Two values of one type and form: both decimals, or both whole numbers."""
+    name_a, name_b = view.entity_name.get(a, ""), view.entity_name.get(b, "")
+    return view.entity_label.get(a) == view.entity_label.get(b) and ("." in name_a) == ("." in name_b)
+
+
+def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, set[str]]:
+    """Entity -> the numbers listed beside it in a sentence of `chunk`: the first value after it, before
+    the next entity, at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)":
+    papers list values without a verb each). Not years: beside a name a year is a citation ("Shen et
+    al., 2022"), not a value of it. `statements` is a statements.StatementIndex, `ents` the specific
+    entities of the chunk."""
+    view = statements.view
+    ties: dict[str, set[str]] = {}
+    for sentence in statements.sentences(chunk):
+        spans = sentence.spans
+        values = sorted((sp[0], v) for v, sp in spans.items() if is_value(v) and view.entity_label.get(v) != "DATE")
+        for e in ents:
+            if e not in spans or not values:
+                continue
+            end = spans[e][1]
+            stop = min((sp[0] for o, sp in spans.items() if o != e and o in ents and sp[0] >= end),
+                       default=len(sentence.text))
+            first = next((v for start, v in values if end <= start < stop), None)
+            if first is not None and len(sentence.text[end:spans[first][0]].split()) <= MAX_TIE_WORDS:
+                ties.setdefault(e, set()).add(first)
+    return ties
+
+
+def listed_rivals(view: CorpusView, ties: dict[str, set[str]], bridge: str, answer: str) -> list[str]:
+    """The other entities a chunk lists with a number of the answer's type and form (value_ties): the
+    list itself says they are of one kind, whatever labels entity extraction gave them ("FAISS" ORG,
+    "Lucene" PERSON), so each is a candidate the bridge's number could belong to."""
+    return sorted(e for e, values in ties.items() if e != bridge and answer not in values
+                  and any(v != answer and same_value_kind(view, answer, v) for v in values))
+
+
+def prose_values(text: str) -> list[str]:
+    """The numbers `text` states as values (not the numbers of tables, sections or equations)."""
+    out = []
+    for m in _VALUE.finditer(text):
+        value = m.group()
+        digits = sum(ch.isdigit() for ch in value)
+        if digits < 2 and "." not in value and "%" not in value:
+            continue
+        if _NUMBERING.search(text[max(0, m.start() - 12):m.start()]):
+            continue
+        out.append(value)
+    return list(dict.fromkeys(out))
+
+
+def name_prose_values(view: CorpusView, evidence_roles: frozenset[str]) -> int:
+    """Make every value of every prose evidence chunk an entity mentioned by that chunk; returns how many."""
+    added = 0
+    for node in list(view.nodes.values()):
+        if node.label != "Chunk" or node.kind in ("table", "caption") or (node.role or "body") not in evidence_roles:
+            continue
+        for value in prose_values(node.text):
+            label = value_label(value.lstrip("$€£"), "$" if value[:1] in "$€£" else "")
+            if not label:
+                continue
+            ent = f"{VALUE_ENTITY}{node.id}:{value}"
+            view.entity_name[ent] = value
+            view.entity_label[ent] = label
+            view.entity_aliases[ent] = []
+            view.mentions.setdefault(node.id, set()).add(ent)
+            view.mentioned_by.setdefault(ent, set()).add(node.id)
+            added += 1
+    return added

@@ -1,0 +1,115 @@
+"""Prose last hops with real rivals (builders/chains/prose_walk.py, issue 21), on the fleet register
+of test_construction (a small real graph in the embedded FalkorDB store, spaCy's tagger for verbs):
+a paragraph that says which ship each of three institutes runs ends an honest chain; a sentence
+with two institutes, an earlier hop that names the rivals, or a fact worded like a rival's name
+does not. Also the fork rule: branches that share only a place."""
+
+from __future__ import annotations
+
+import random
+
+from builders.chains.candidate import Candidate, Hop
+from tests.builders.chains.test_answer_side import add_chunk
+from tests.builders.chains.test_construction import ARV, HMI, construction, serial, view  # noqa: F401
+
+THREE = ("The Tallinn Sea Laboratory operates the Baltic Explorer, the Riga Coastal Centre operates the "
+         "Saaremaa Pioneer, and the Helsinki Marine Institute operates the Aurora Research Vessel.")
+
+
+def strict_walker(view, seed: int = 0):
+    from builders.chains.bridges import BridgeRules
+    from builders.chains.construction import ChainConstruction
+    from builders.chains.shortcuts import CorpusIndex
+    from builders.chains.statements import StatementIndex, spacy_verbs
+    from builders.chains.walkers import Walker
+
+    statements = StatementIndex(view, BridgeRules(view), spacy_verbs())
+    walker = Walker(view, random.Random(seed), statements=statements)
+    walker.construction = ChainConstruction(view, statements, CorpusIndex(view), walker.table_walk.tables)
+    walker.strict = True
+    return walker
+
+
+def with_saaremaa_pioneer(view) -> None:
+    view.entity_name["saaremaa pioneer"], view.entity_label["saaremaa pioneer"], view.entity_aliases["saaremaa pioneer"] = \
+        "Saaremaa Pioneer", "PRODUCT", []
+    add_chunk(view, "c20", THREE)
+
+
+def test_a_paragraph_stating_one_relation_for_three_institutes_ends_an_honest_chain(view):
+    from builders.chains.prose_walk import pairings
+
+    with_saaremaa_pioneer(view)
+    walker = strict_walker(view)
+    found = {(p.bridge, p.answer): set(p.rivals) for p in pairings(walker, walker.construction, "c20")}
+    assert found[(HMI, ARV)] == {"tallinn sea laboratory", "riga coastal centre"}
+    assert ("tallinn sea laboratory", "baltic explorer") in found
+    chains = [c for c in (walker.prose_walk.chain(2) for _ in range(20)) if c is not None]
+    assert chains, walker.deaths
+    ours = [c for c in chains if c.answer_entity == ARV]
+    assert ours and all(c.hops[-1].node_id == "c20" and c.hops[0].bridge == HMI for c in ours)
+    # The hop before names the institute and none of its rivals ("founded ... after years of coastal fieldwork").
+    figures = construction(view).check(ours[0])
+    assert figures.reason == "" and figures.siblings == [2] and figures.answer_rivals == 2
+    assert {"Baltic Explorer", "Saaremaa Pioneer"} == set(figures.answer_rival_names)
+
+
+def test_two_institutes_are_no_pairing_and_a_hop_naming_the_rivals_is_never_the_one_before(view):
+    from builders.chains.prose_walk import pairings
+
+    walker = strict_walker(view)
+    # c8: "The Tallinn Sea Laboratory operates the Baltic Explorer, while the Helsinki Marine Institute
+    # operates the Aurora Research Vessel.": the other one is found by elimination.
+    assert pairings(walker, walker.construction, "c8") == []
+    with_saaremaa_pioneer(view)
+    walker = strict_walker(view, seed=1)
+    # c7 names all three institutes: it cannot identify one of them.
+    starts = {c.hops[0].node_id for c in (walker.prose_walk.chain(2) for _ in range(30)) if c is not None}
+    assert starts and "c7" not in starts
+
+
+def test_a_fact_worded_like_a_rivals_name_is_not_a_way_to_describe_the_bridge(view):
+    with_saaremaa_pioneer(view)
+    add_chunk(view, "c21", "Maria Kovacs founded the Helsinki Marine Institute for coastal survey work.", doc="d1")
+    figures = construction(view).check(serial(("c21", HMI), ("c20", ""), answer=ARV))
+    # "coastal" is in the rival "Riga Coastal Centre": describing the institute by it points at the wrong one.
+    assert "coastal" not in figures.describe_by[0] and "coastal" in figures.avoid_words[0]
+    assert "survey" in figures.describe_by[0]
+
+
+def test_fork_branches_sharing_only_a_city_are_refused(view):
+    def fork(first: str, last: str, shared: str, answer: str) -> Candidate:
+        return Candidate("parallel_visual_textual_fork", [Hop(first, "Chunk", shared, "entity"),
+                                                          Hop(last, "Chunk", shared, "entity")], [(0, 2), (1, 2)], answer)
+
+    add_chunk(view, "c22", "The Baltic Film Archive opened a small cinema in Stockholm last winter.", doc="d1")
+    city = construction(view).check(fork("c22", "c6", "stockholm", "nordic ocean council"))
+    assert "share only a place" in city.reason  # a cinema and a council: two questions joined by "and"
+    ship = construction(view).check(fork("c3", "c4", "aurora research vessel", "karl lindqvist"))
+    assert "share only a place" not in ship.reason
+
+
+def test_numbers_a_paragraph_lists_per_institute_are_answers(view):
+    from builders.chains.prose_walk import pairings
+    from builders.chains.values import name_prose_values
+
+    add_chunk(view, "c23", "In 2021 the Tallinn Sea Laboratory logged 41.2 survey days at sea, the Riga Coastal "
+                           "Centre 35.6 and the Helsinki Marine Institute 28.9, as Table 3 shows.")
+    assert name_prose_values(view, frozenset({"body"})) >= 3
+    walker = strict_walker(view)
+    found = {(p.bridge, view.entity_name[p.answer]): set(p.rivals) for p in pairings(walker, walker.construction, "c23")}
+    assert found[(HMI, "28.9")] == {"tallinn sea laboratory", "riga coastal centre"}
+    assert not any(name in ("3", "2021") for _, name in found)  # a table's number and a year are no values here
+    figures = walker.construction.check(serial(("c1", HMI), ("c23", ""), answer="value:c23:28.9"))
+    assert figures.reason == "" and sorted(figures.answer_rival_names) == ["35.6", "41.2"]
+
+
+def test_citation_years_beside_names_are_no_pairing(view):
+    from builders.chains.prose_walk import pairings
+    from builders.chains.values import name_prose_values
+
+    add_chunk(view, "c24", "Ship logs were kept by three bodies (Tallinn Sea Laboratory, 2019; Riga Coastal "
+                           "Centre, 2020; Helsinki Marine Institute, 2021) for the survey.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    assert pairings(walker, walker.construction, "c24") == []
