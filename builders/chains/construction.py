@@ -176,6 +176,9 @@ class ChainConstruction:
         """The sentence of hop i that names bridge i (the fact the question identifies it by)."""
         node = cand.hops[i].node_id
         target = bridges[i]
+        fact = cand.meta.get("figure_fact")
+        if fact and fact.get("hop") == i:  # a figure names its bridge by the value it prints for it (figures.py)
+            return f'{fact["label"]} {fact["value"]}'
         st = self.statements.relation(node, bridges[i - 1], target) if i and bridges[i - 1] else None
         if st is None:
             st = self.statements.first_statement(node, target)

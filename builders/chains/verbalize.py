@@ -252,8 +252,9 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
             # like every other target_answer: the prompt and its replies expect one.
-            item["target_answer"] = (f'{cell.answer} (the table cell in row "{cell.row_label}", '
-                                     f'column "{cell.column_label}")')
+            item["target_answer"] = (f'{cell.answer} (the value the figure prints for "{cell.row_label}")'
+                                     if node.label == "Image" else f'{cell.answer} (the table cell in row '
+                                     f'"{cell.row_label}", column "{cell.column_label}")')
         elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
             # it must not collapse into one cached question.
