@@ -90,3 +90,21 @@ def test_a_raster_figure_without_a_description_is_no_strict_hop(chart_view):
         for _ in range(15):
             cand = walker.sample(graph_type)
             assert cand is None or photo.id not in cand.node_ids
+
+
+def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
+    """Data labels above bars or beside them pair with their label; a label with two numbers in its
+    column (a grid or grouped bars), or a number two labels could claim, gives no row."""
+    from builders.chains.figures import PrintedLine, label_values
+
+    def at(text, x, y, w=30):
+        return PrintedLine(text, x, y, x + w, y + 8)
+
+    bars = [at("71.4", 100, 280), at("Tessaline", 95, 412, 40), at("68.2", 200, 300), at("Korvex", 195, 412, 40)]
+    assert label_values(bars) == [("Tessaline", "71.4"), ("Korvex", "68.2")]
+    beside = [at("Tessaline", 20, 100, 40), at("71.4", 200, 100), at("Korvex", 20, 130, 40), at("68.2", 200, 130)]
+    assert label_values(beside) == [("Tessaline", "71.4"), ("Korvex", "68.2")]
+    grouped = [at("71.4", 100, 280), at("70.9", 100, 250), at("Tessaline", 95, 412, 40)]
+    assert label_values(grouped) == []
+    shared = [at("Tessaline", 95, 412, 40), at("Korvex", 95, 440, 40), at("71.4", 100, 280)]
+    assert label_values(shared) == []
