@@ -177,7 +177,7 @@ class ChainConstruction:
         node = cand.hops[i].node_id
         target = bridges[i]
         fact = cand.meta.get("figure_fact")
-        if fact and fact.get("hop") == i:  # a figure names its bridge by the value it prints for it (figures.py)
+        if fact and fact.get("hop") == i:  # a figure names its bridge by the value it prints for it (figure_walk.py)
             return f'{fact["label"]} {fact["value"]}'
         st = self.statements.relation(node, bridges[i - 1], target) if i and bridges[i - 1] else None
         if st is None:

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from builders.chains.bridges import BridgeRules
 from builders.chains.construction import ChainConstruction, ordinary_word
-from builders.chains.figures import FigureSteps, read_figures
+from builders.chains.figure_walk import FigureSteps, read_figures
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
@@ -108,7 +108,7 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     cfg = settings.generate
     roles = frozenset(cfg.evidence_roles)
     # Strict: what figures print makes them tables of labels and values; without vision, images
-    # with nothing a text-only verifier can read are no evidence (figures.py).
+    # with nothing a text-only verifier can read are no evidence (figure_walk.py).
     figures = read_figures(view, roles, ordinary_word, bool(settings.llm.vision_model)) if strict else None
     if strict:  # offline the demo's draws stay as they were
         name_table_rows(view, roles, ordinary_word)

@@ -383,7 +383,7 @@ class Walker:
         return Candidate(graph_type, hops, structure, answer)
 
     def sample(self, graph_type: str) -> Candidate | None:
-        figures = getattr(self, "figures", None)  # a strict run's figure chains first (figures.py)
+        figures = getattr(self, "figures", None)  # a strict run's figure chains first (figure_walk.py)
         return (figures.sample(graph_type) if figures else None) or getattr(self, graph_type)()
 
 

@@ -192,7 +192,7 @@ def test_markup_never_names_the_domain():
 
 def test_without_vision_an_image_is_read_through_its_caption_only(view):
     from builders.chains.construction import ordinary_word
-    from builders.chains.figures import read_figures
+    from builders.chains.figure_walk import read_figures
     from queries.corpus_view import EvidenceNode
 
     long_caption = "Figure 3: Survey route of the Aurora Research Vessel across the Gulf of Riga in winter 2019."

@@ -1,4 +1,4 @@
-"""Figures a text-only strict verifier can judge (builders/chains/figures.py), end to end on a real PDF
+"""Figures a text-only strict verifier can judge (builders/chains/figure_walk.py), end to end on a real PDF
 made with pymupdf (tests/kg/ingest/pdf/pdf_maker.bar_chart_report): ingested into the real embedded
 FalkorDB with spaCy and the real embedder, then walked by a strict walker."""
 
@@ -95,7 +95,7 @@ def test_a_raster_figure_without_a_description_is_no_strict_hop(chart_view):
 def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
     """Data labels above bars or beside them pair with their label; a label with two numbers in its
     column (a grid or grouped bars), or a number two labels could claim, gives no row."""
-    from builders.chains.figures import PrintedLine, label_values
+    from builders.chains.figure_walk import PrintedLine, label_values
 
     def at(text, x, y, w=30):
         return PrintedLine(text, x, y, x + w, y + 8)
