@@ -69,6 +69,7 @@ def test_a_strict_text_initiated_chain_ends_in_the_value_a_chart_prints(chart_vi
     assert last["target_answer"] == f'{cell.value} (the value the figure prints for "{cell.row_label}")'
     assert 'Caption: "Figure 1: Accuracy of the four models."' in last["evidence"]
     assert 'Text printed in the figure' in last["evidence"] and '"Ostrander"' in last["evidence"]
+    assert last["modality"] == "figure caption and printed text"
 
 
 def _hops(request) -> str:
