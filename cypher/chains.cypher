@@ -10,7 +10,8 @@ SET c += r
 
 // name: upsert_hops
 // Hop.table_cell: for a hop answered by one table cell, JSON {row_label, column_label, value, unit};
-// Hop.table_row: that cell's row label (the bridge into the table names it).
+// Hop.table_row: that cell's row label (the bridge into the table names it). A strict run's
+// figure hop carries one too: the value a figure prints at a label (builders/chains/figure_walk.py).
 UNWIND $rows AS r
 MERGE (h:Hop {id: r.id})
 SET h += r

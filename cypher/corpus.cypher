@@ -17,6 +17,8 @@ MERGE (n:Chunk {id: r.id})
 SET n += r
 
 // name: upsert_images
+// Image.visible_text: text printed inside a PDF figure (labels, legend, values), one line a line;
+// Image.visible_lines: the same lines with their boxes (JSON), kg/ingest/pdf/figures.py.
 UNWIND $rows AS r
 MERGE (n:Image {id: r.id})
 SET n += r

@@ -10,7 +10,8 @@ ORDER BY c.doc_id, c.index
 // name: walk_images
 MATCH (i:Image)
 RETURN i.id AS id, i.doc_id AS doc_id, i.caption AS caption, i.description AS description,
-       i.label AS label, i.page AS page, i.path AS path, i.description_source AS description_source
+       i.label AS label, i.page AS page, i.path AS path, i.description_source AS description_source,
+       i.visible_text AS visible_text, i.visible_lines AS visible_lines
 
 // name: walk_documents
 MATCH (d:Document)

@@ -52,6 +52,8 @@ class ImageRef:
     label: str = ""  # "Figure 3" when the caption names it
     nearby_text: str = ""  # text around the image, used for offline descriptions
     alt: str = ""  # markdown alt text
+    visible_text: str = ""  # text printed inside a PDF figure (labels, legend, values), one line a line
+    visible_lines: str = ""  # the same lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
 
 
 @dataclass

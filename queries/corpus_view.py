@@ -28,6 +28,8 @@ class EvidenceNode:
     role: str = "body"  # section role from ingest (body, contents, references, ...); missing: body
     cells: str = ""  # table chunks: the grid JSON of kg.ingest.tables (builders/chains/tables.py reads it)
     description_source: str = ""  # images: "vlm" when a vision model described it, else caption/alt
+    visible_text: str = ""  # images: text printed inside the figure, one line a line (kg/ingest/pdf/figures.py)
+    visible_lines: str = ""  # images: those lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
 
 
 @dataclass
@@ -80,7 +82,9 @@ def load_corpus_view(store) -> CorpusView:
         text = r["description"] or r["caption"] or ""
         view.nodes[r["id"]] = EvidenceNode(r["id"], "Image", r["doc_id"] or "", text, "image", r["page"],
                                            r["path"] or "", r["caption"] or "",
-                                           description_source=r.get("description_source") or "")
+                                           description_source=r.get("description_source") or "",
+                                           visible_text=r.get("visible_text") or "",
+                                           visible_lines=r.get("visible_lines") or "")
     for r in store.run("walk_entities"):
         view.entity_name[r["id"]] = r["name"] or r["id"]
         view.entity_label[r["id"]] = r["label"] or ""

@@ -48,7 +48,7 @@ from builders.chains.bridges import NAME_LABELS, zipf
 from builders.chains.candidate import Candidate
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
-from builders.chains.tables import TableIndex
+from builders.chains.tables import TableCell, TableIndex
 from builders.chains.values import is_value, listed_rivals, same_value_kind, value_ties
 from queries.corpus_view import CorpusView
 
@@ -97,12 +97,19 @@ class ChainConstruction:
     """Measures candidates against the rules of the module docstring."""
 
     def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex,
-                 tables: TableIndex | None = None, min_answer_rivals: int = 1):
+                 tables: TableIndex | None = None, min_answer_rivals: int = 1, figures: TableIndex | None = None):
         self.view = view
         self.statements = statements
         self.index = index
         self.tables = tables  # the answerable rows and cells of every table (a table hop's rivals)
+        self.figures = figures  # a strict run's figures read as tables of label -> value (figure_walk.py)
         self.min_answer_rivals = min_answer_rivals  # [generate] min_answer_rivals
+
+    def _cells_of(self, cell: TableCell) -> TableIndex | None:
+        """The index a cell's rows and rivals come from: its figure's, or the tables'."""
+        if self.figures is not None and (cell.table_id, cell.row) in self.figures.cells:
+            return self.figures
+        return self.tables
 
     def names(self, ent: str) -> list[str]:
         return self.statements.names(ent) if ent else []
@@ -189,6 +196,9 @@ class ChainConstruction:
         """The sentence of hop i that names bridge i (the fact the question identifies it by)."""
         node = cand.hops[i].node_id
         target = bridges[i]
+        fact = cand.meta.get("figure_fact")
+        if fact and fact.get("hop") == i:  # a figure names its bridge by the value it prints for it (figure_walk.py)
+            return f'{fact["label"]} {fact["value"]}'
         st = self.statements.relation(node, bridges[i - 1], target) if i and bridges[i - 1] else None
         if st is None:
             st = self.statements.first_statement(node, target)
@@ -223,7 +233,8 @@ class ChainConstruction:
         return sum(1 for label in labels if statement and find_surface([label], statement) is not None)
 
     def _other_rows(self, cell) -> list[str]:
-        return self.tables.other_rows(cell) if self.tables is not None else []
+        cells = self._cells_of(cell)
+        return cells.other_rows(cell) if cells is not None else []
 
     def _siblings(self, cand: Candidate, i: int, incoming: str) -> list[str]:
         """Names of the entities of the incoming bridge's kind that stand in a relation in hop i's
@@ -253,9 +264,10 @@ class ChainConstruction:
         (for a table cell: the same column's values in the table's other rows)."""
         last = cand.hops[-1].node_id
         if cand.table_cell is not None:
-            return self.tables.column_rivals(cand.table_cell) if self.tables is not None else []
+            cells = self._cells_of(cand.table_cell)
+            return cells.column_rivals(cand.table_cell) if cells is not None else []
         incoming = cand.hops[-2].bridge if cand.hops[-2].bridge_kind == "entity" else ""
-        return self.answer_rivals(last, cand.answer_entity, set(cand.bridges), incoming) if cand.answer_entity else 0
+        return self.answer_rivals(last, cand.answer_entity, set(cand.bridges), incoming) if cand.answer_entity else []
 
     def answer_rivals(self, node_id: str, answer: str, chain: set[str], incoming: str = "") -> list[str]:
         """Names of the other candidate answers in `node_id`: entities of `answer`'s kind in a relation

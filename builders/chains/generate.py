@@ -20,6 +20,7 @@ from rich.console import Console
 
 from builders.chains.bridges import BridgeRules
 from builders.chains.construction import ChainConstruction, ordinary_word
+from builders.chains.figure_walk import FigureSteps, read_figures
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
@@ -106,36 +107,24 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
                 strict: bool = False) -> Walker:
     """The walker with the construction pre-check; `strict` (an LLM pays for each candidate) enforces it."""
     cfg = settings.generate
-    if strict and not settings.llm.vision_model:
-        images_as_captions(view)
+    roles = frozenset(cfg.evidence_roles)
+    # Strict: what figures print makes them tables of labels and values; without vision, images
+    # with nothing a text-only verifier can read are no evidence (figure_walk.py).
+    figures = read_figures(view, roles, ordinary_word, bool(settings.llm.vision_model)) if strict else None
     if strict:  # offline the demo's draws stay as they were
-        name_table_rows(view, frozenset(cfg.evidence_roles), ordinary_word)
-        name_prose_values(view, frozenset(cfg.evidence_roles))  # numbers in prose: answers of pairings
+        name_table_rows(view, roles, ordinary_word)
+        name_prose_values(view, roles)  # numbers in prose: answers of pairings
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
                     table_share=cfg.table_share)
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
-    walker.construction = ChainConstruction(view, statements, index, walker.table_walk.tables, cfg.min_answer_rivals)
+    walker.construction = ChainConstruction(view, statements, index, walker.table_walk.tables, cfg.min_answer_rivals,
+                                            figures=figures)
     walker.strict = strict
+    if figures is not None:
+        walker.figures = FigureSteps(walker, figures)
     return walker
-
-
-MIN_CAPTION_WORDS = 12
-
-
-def images_as_captions(view: CorpusView) -> None:
-    """Without a vision model an image hop can only be read through words: a model's description, or
-    a caption that says what the figure shows. The page text ingest put next to a caption is not the
-    image, so it is dropped; an image with neither is no evidence (its mentions are removed)."""
-    for node in [n for n in view.nodes.values() if n.label == "Image" and n.description_source != "vlm"]:
-        if len(node.caption.split()) >= MIN_CAPTION_WORDS:
-            node.text = node.caption
-            continue
-        for ent in view.mentions.pop(node.id, set()):
-            view.mentioned_by.get(ent, set()).discard(node.id)
-        for chunk in view.image_links.pop(node.id, set()):
-            view.image_links.get(chunk, set()).discard(node.id)
 
 
 def feasible_types(view: CorpusView, walker: Walker, wanted: list[str], report: GenerateReport,

@@ -63,6 +63,8 @@ class Entry:
 
 class TableWalk:
     TRIES = 6  # entries tried for one sample
+    GRAPH_TYPE = "text_chain"  # figures.FigureWalk: text_initiated_chain, ending in a figure's printed value
+    END_LABEL = "Chunk"
 
     def __init__(self, walker: StepRules, tables: TableIndex):
         self.walker = walker
@@ -167,6 +169,6 @@ class TableWalk:
             cell = self.tables.choose_cell(w.rng, table, row, text)
             if cell is not None:
                 structure = [(i, i + 1) for i in range(len(hops) + 1)]
-                return Candidate("text_chain", [*hops, Hop(table, "Chunk")], structure, "",
+                return Candidate(self.GRAPH_TYPE, [*hops, Hop(table, self.END_LABEL)], structure, "",
                                  {"table_cell": cell.to_meta()})
         return None

@@ -167,8 +167,12 @@ class TableIndex:
                 continue
             for key, row in self._rows(node).items():
                 by_label.setdefault(key, []).append(row)
-        for ent, name in view.entity_name.items():
-            keys = {normal_label(n) for n in (name, *view.entity_aliases.get(ent, []))}
+        self.index_entities(by_label)
+
+    def index_entities(self, by_label: dict[str, list[tuple[str, int]]]) -> None:
+        """Each entity whose name (or an alias) is a row label, with its rows (figures.FigureIndex too)."""
+        for ent, name in self.view.entity_name.items():
+            keys = {normal_label(n) for n in (name, *self.view.entity_aliases.get(ent, []))}
             rows = sorted({r for k in keys if k for r in by_label.get(k, [])})
             if rows:
                 self.rows_of_entity[ent] = rows
@@ -256,17 +260,19 @@ MIN_NAMED_ROWS = 3  # a table's answerable rows for its row names to become brid
 ROW_ENTITY = "row:"  # id prefix of an entity made from a row label (no entity extraction named it)
 
 
-def name_table_rows(view: CorpusView, evidence_roles: frozenset[str], is_ordinary) -> int:
+def name_table_rows(view: CorpusView, evidence_roles: frozenset[str], is_ordinary,
+                    index: TableIndex | None = None) -> int:
     """Make each distinctive row label of a table with >= MIN_NAMED_ROWS answerable rows an entity,
     mentioned by the table and by every prose chunk that names it, when entity extraction missed it
     ("PEGASUS", "USER_NAME" are rows and are discussed in prose, but spaCy tagged neither). Then a
     prose fact about the row's name leads to one cell of the row, and the column's other cells are
     the rival answers. A label must be a name (bridges.specific_name, not one everyday word
-    `is_ordinary`) and be named in prose. Returns how many entities were added (strict runs only)."""
+    `is_ordinary`) and be named in prose. `index`: another table-like index (a figure's labels,
+    figures.FigureIndex). Returns how many entities were added (strict runs only)."""
     from builders.chains.bridges import specific_name
     from builders.chains.statements import find_surface
 
-    index = TableIndex(view, evidence_roles)
+    index = index or TableIndex(view, evidence_roles)
     known = {normal_label(n) for e, name in view.entity_name.items()
              for n in (name, *view.entity_aliases.get(e, []))}
     prose = [n for n in view.nodes.values() if n.label == "Chunk" and n.kind not in ("table", "caption")

@@ -239,7 +239,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         keep = [view.entity_name.get(e, "") for e in (incoming, hop.bridge, cand.answer_entity) if e]
         item = {
             "index": i,
-            "modality": _modality(node),
+            "modality": evidence_modality(node),
             "source": view.doc_title.get(node.doc_id, ""),  # the writer names it where a question leans on it
             "evidence": evidence_window(node.text, max_chars, keep),
             "bridge_to_next": view.entity_name.get(hop.bridge, "") if hop.bridge else "",
@@ -252,8 +252,9 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
             # like every other target_answer: the prompt and its replies expect one.
-            item["target_answer"] = (f'{cell.answer} (the table cell in row "{cell.row_label}", '
-                                     f'column "{cell.column_label}")')
+            item["target_answer"] = (f'{cell.answer} (the value the figure prints for "{cell.row_label}")'
+                                     if node.label == "Image" else f'{cell.answer} (the table cell in row '
+                                     f'"{cell.row_label}", column "{cell.column_label}")')
         elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
             # it must not collapse into one cached question.
@@ -281,7 +282,11 @@ def _construction_hints(construction: dict, i: int, n_hops: int, incoming: bool,
     return hints
 
 
-def _modality(node) -> str:
+def evidence_modality(node, vlm: str = "image") -> str:
+    """How a hop's evidence is labelled for the model: text, a vision model's description, a caption,
+    or a caption with the text printed in the figure (figure_walk.figure_evidence)."""
     if node.label != "Image":
         return "text"
-    return "image" if node.description_source == "vlm" else "image caption"
+    if node.description_source == "vlm":
+        return vlm
+    return "figure caption and printed text" if node.text.startswith('Caption: "') else "image caption"

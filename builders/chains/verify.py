@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from builders.chains.statements import StatementIndex, evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
-from builders.chains.verbalize import Draft, mentions_entity
+from builders.chains.verbalize import Draft, evidence_modality, mentions_entity
 from kg.text import folded
 from queries.corpus_view import CorpusView
 
@@ -234,8 +234,7 @@ def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip
         if i == skip:
             continue
         node = view.nodes[hop.node_id]
-        kind = "text" if node.label != "Image" else (
-            "image description" if node.description_source == "vlm" else "image caption")
+        kind = evidence_modality(node, vlm="image description")
         keep = [view.entity_name.get(e, "") for e in (cand.hops[i - 1].bridge if i else "", hop.bridge,
                                                        cand.answer_entity) if e]
         lines.append(f"[{i}] ({kind}) {evidence_window(node.text, max_chars, keep)}")

@@ -259,7 +259,8 @@ class Walker(Stepper):
 
     def sample(self, graph_type: str) -> Candidate | None:
         self.gtype = graph_type
-        return getattr(self, graph_type)()
+        figures = getattr(self, "figures", None)  # a strict run's figure chains first (figure_walk.py)
+        return (figures.sample(graph_type) if figures else None) or getattr(self, graph_type)()
 
 
 def infeasible_reason(view: CorpusView, walker: Walker, graph_type: str) -> str | None:
@@ -268,9 +269,8 @@ def infeasible_reason(view: CorpusView, walker: Walker, graph_type: str) -> str 
         return "no text chunk mentions an entity shared with another chunk"
     need = chain_type(graph_type).min_images
     if need and len(walker.images) < need:
-        found = len(view.image_ids)
-        if found < need:
+        if (found := len(view.image_ids)) < need:
             return f"needs {need} image(s) and the corpus has {found} (kept after filtering)"
-        why = " (without a vision model: with a model's description or a 12+ word caption)" if walker.strict else ""
+        why = " (without a vision model: a description, 12+ word caption or printed labels)" * walker.strict
         return f"needs {need} image(s) linked to text by a caption, reference or entity; none is{why}"
     return None

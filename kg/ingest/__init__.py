@@ -58,7 +58,8 @@ def mark_unmapped_glyphs(doc: ParsedDocument) -> ParsedDocument:
         return _UNMAPPED.sub("\ufffd", text) if text else text
 
     blocks = [dataclasses.replace(b, text=clean(b.text), cells=clean(b.cells)) for b in doc.blocks]
-    images = [dataclasses.replace(i, caption=clean(i.caption), nearby_text=clean(i.nearby_text), alt=clean(i.alt))
+    images = [dataclasses.replace(i, caption=clean(i.caption), nearby_text=clean(i.nearby_text), alt=clean(i.alt),
+                                  visible_text=clean(i.visible_text))
               for i in doc.images]
     return dataclasses.replace(doc, title=clean(doc.title), blocks=blocks, images=images)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -180,17 +181,46 @@ def page_figures(
     return refs, skipped
 
 
-def drop_figure_labels(page: RawPage, figures: list[pymupdf.Rect]) -> None:
-    """Short text drawn inside a figure ("Nut case", axis ticks) is part of the
-    picture, not prose; as text blocks it would make meaningless chunks."""
-    def inside(block: RawBlock) -> bool:
-        box = block.bbox
-        area = max(box.get_area(), 1e-6)
-        return any((box & fig).get_area() > 0.6 * area for fig in figures)
+FIGURE_TEXT_MARGIN = 12.0  # points around a figure's drawings where its tick labels, legend and axis titles sit
+MAX_FIGURE_TEXT_BLOCK = 200  # a longer block inside a figure's box is prose set around it, not a label
+MAX_MARGIN_LABEL_WORDS = 6  # in the margin only a label this short is the figure's ("Tableau 4 : ..." is not)
 
-    page.blocks = [
-        b for b in page.blocks if b.kind != "text" or len(b.text) >= 200 or not inside(b)
-    ]
+
+def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
+    """Short text drawn inside a captioned figure (labels, legend entries, axis titles, data labels)
+    is what the figure shows, not prose: as text blocks it would make meaningless chunks. It moves
+    from the page's blocks to the figure: `visible_text` (one printed line a line, in reading order,
+    top to bottom and left to right) and `visible_lines` (JSON [[text, x0, y0, x1, y1], ...], for
+    telling which value stands at which label)."""
+    boxes = [pymupdf.Rect(f.bbox) for f in figures]
+    margins = [box + (-FIGURE_TEXT_MARGIN, -FIGURE_TEXT_MARGIN, FIGURE_TEXT_MARGIN, FIGURE_TEXT_MARGIN) for box in boxes]
+    taken: dict[int, list] = defaultdict(list)
+    kept = []
+    for block in page.blocks:
+        owner = None
+        if block.kind == "text" and len(block.text) < MAX_FIGURE_TEXT_BLOCK:
+            owner = _figure_of(block, boxes)
+            if owner is None and len(block.text.split()) <= MAX_MARGIN_LABEL_WORDS:
+                owner = _figure_of(block, margins)  # a tick label or axis title just outside the drawings
+        if owner is None:
+            kept.append(block)
+        else:
+            taken[owner].extend(block.lines)
+    page.blocks = kept
+    for index, lines in taken.items():
+        ordered = sorted(lines, key=lambda ln: (round((ln.bbox[1] + ln.bbox[3]) / 2 / 4), ln.bbox[0]))
+        figures[index].visible_text = "\n".join(ln.text.strip() for ln in ordered)
+        figures[index].visible_lines = json.dumps([[ln.text.strip(), *(round(v, 1) for v in ln.bbox)]
+                                                   for ln in ordered])
+
+
+def _figure_of(block: RawBlock, boxes: list[pymupdf.Rect]) -> int | None:
+    """The figure whose box holds most (60%+) of the block, if any."""
+    box = block.bbox
+    area = max(box.get_area(), 1e-6)
+    shares = [(box & fig).get_area() / area if box.intersects(fig) else 0.0 for fig in boxes]
+    best = max(range(len(boxes)), key=lambda i: shares[i], default=None)
+    return best if best is not None and shares[best] > 0.6 else None
 
 
 def _extract(doc: pymupdf.Document, xref: int) -> tuple[bytes, str, int, int] | None:

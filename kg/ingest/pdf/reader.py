@@ -19,7 +19,8 @@ from pathlib import Path
 import pymupdf
 
 from kg.ids import sha256_bytes
-from kg.ingest.pdf.figures import MIN_IMAGE_PX, drop_figure_labels, fill_nearby_text, image_page_counts, page_figures
+from kg.ingest.pdf.figures import (MIN_IMAGE_PX, fill_nearby_text, image_page_counts, page_figures,
+                                   take_figure_text)
 from kg.ingest.pdf.furniture import drop_furniture
 from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading_sizes
 from kg.ingest.pdf.order import reading_order, to_block
@@ -126,7 +127,7 @@ def assemble(
         )
         images.extend(figure_images)
         skipped += page_skipped
-        drop_figure_labels(page, [pymupdf.Rect(r.bbox) for r in figure_images if r.label])
+        take_figure_text(page, [r for r in figure_images if r.label])
         for item in reading_order(page):
             block = to_block(item, page.number, body_size, levels)
             if block is not None:

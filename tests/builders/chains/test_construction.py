@@ -191,7 +191,8 @@ def test_markup_never_names_the_domain():
 
 
 def test_without_vision_an_image_is_read_through_its_caption_only(view):
-    from builders.chains.generate import images_as_captions
+    from builders.chains.construction import ordinary_word
+    from builders.chains.figure_walk import read_figures
     from queries.corpus_view import EvidenceNode
 
     long_caption = "Figure 3: Survey route of the Aurora Research Vessel across the Gulf of Riga in winter 2019."
@@ -201,6 +202,6 @@ def test_without_vision_an_image_is_read_through_its_caption_only(view):
     for image in ("i1", "i2"):
         view.mentions[image].add(ARV)
         view.mentioned_by[ARV].add(image)
-    images_as_captions(view)
+    read_figures(view, frozenset({"body"}), ordinary_word, vision=False)
     assert view.nodes["i1"].text == long_caption
     assert "i2" not in view.mentions and "i2" not in view.mentioned_by[ARV]

@@ -31,3 +31,39 @@ def save(doc: pymupdf.Document, path: Path, title: str = "") -> Path:
     doc.save(str(path))
     doc.close()
     return path
+
+
+CHART_BARS = (("Tessaline", 71.4), ("Korvex", 68.2), ("Brumhal", 64.9), ("Ostrander", 59.3))
+CHART_PROSE = (
+    "We compare four forecasting models on the harbour traffic benchmark introduced in this report.",
+    "Tessaline was trained only on maritime weather logs collected by the harbour office during the winter storms.",
+    "Korvex learns from container manifests that shipping agents file before each arrival at the terminal.",
+)
+
+
+def bar_chart_report(path: Path) -> Path:
+    """A report page: prose about two of four models, a vector bar chart of all four (bars, a labelled
+    axis, each bar's value printed above it, short caption), and a raster photo with a short caption."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "Forecasting models for harbour traffic", 16)
+    line(page, 90, "1 Introduction", 12)  # what follows is body, not front matter
+    top = 100
+    for text in CHART_PROSE:
+        top = paragraph(page, top, text) + 6
+    axis = 420
+    page.draw_line((80, axis), (440, axis), width=1)
+    for i, (name, value) in enumerate(CHART_BARS):
+        x = 100 + 85 * i
+        bar_top = axis - (value - 40) * 4
+        page.draw_rect(pymupdf.Rect(x, bar_top, x + 50, axis), color=(0, 0, 0), fill=(0.5, 0.5, 0.8))
+        for text, y in ((str(value), bar_top - 3), (name, axis + 10)):  # centred over / under the bar
+            page.insert_text((x + 25 - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
+    line(page, 450, "Figure 1: Accuracy of the four models.")
+    paragraph(page, 480, "The benchmark covers three ports and two seasons of vessel movements, with hourly "
+                         "counts of arrivals at each terminal of the harbour.")
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 300, 160), False)
+    pix.clear_with(90)
+    page.insert_image(pymupdf.Rect(100, 560, 400, 720), pixmap=pix)
+    line(page, 740, "Figure 2: The harbour at dawn.")
+    return save(doc, path, title="Forecasting models for harbour traffic")

@@ -73,3 +73,23 @@ def test_a_captioned_drawing_is_rendered_and_its_labels_are_not_prose(tmp_path):
     [image] = parsed.images
     assert image.label == "Figure 2" and image.width > 500  # rendered at 150 dpi from a 380 pt wide region
     assert not any(b.text.startswith("Step") for b in parsed.blocks)
+
+
+def test_text_printed_in_a_vector_chart_is_the_figures_not_the_pages(tmp_path):
+    """A bar chart's labels and the values printed above its bars are kept on the figure, as printed
+    and in reading order, with their boxes; none of them reaches the page's text blocks (chunks)."""
+    import json
+
+    from pdf_maker import CHART_BARS, bar_chart_report
+
+    parsed = read_pdf(bar_chart_report(tmp_path / "chart.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    printed = chart.visible_text.splitlines()
+    assert printed == [str(v) for _, v in CHART_BARS[:1]] + printed[1:]  # the tallest bar's value is first
+    assert {n for n, _ in CHART_BARS} | {str(v) for _, v in CHART_BARS} == set(printed)
+    assert [row[0] for row in json.loads(chart.visible_lines)] == printed
+    text = " ".join(b.text for b in parsed.blocks)
+    assert "Brumhal" not in text and not any(str(v) in text for _, v in CHART_BARS)
+    assert "Tessaline was trained" in text  # the prose stays prose
+    photo = next(i for i in parsed.images if i.label == "Figure 2")
+    assert photo.visible_text == "" and photo.visible_lines == ""

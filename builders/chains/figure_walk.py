@@ -1,0 +1,238 @@
+"""Figures a text-only strict verifier can judge, and the image chain types walked through them.
+
+Without a vision model an image hop is read through words. Many PDF figures are
+vector graphics whose labels, legend entries and data labels are real text; ingest
+keeps that text on the Image node (`visible_text`, `visible_lines`,
+kg/ingest/pdf/figures.py). Here:
+
+* evidence: a figure's hop text says which part is its caption and which is
+  printed in it (`figure_evidence`); a raster figure without a model's
+  description or a 12+ word caption stays no hop (no OCR here);
+* a figure as a table (`FigureIndex`, tables.TableIndex's interface): each
+  printed label that has exactly one printed number aligned with it (above or
+  below a bar: the same column; beside it: the same row), and no other label
+  aligned with that number, is a row {label: value}. So the rules of table
+  hops hold as they are (construction.py): the other labels are the bridge's
+  rivals, the other values the rival answers, a label named beside the bridge
+  in the earlier hop is an enumeration;
+* substance: a figure whose printed labels give at least MIN_FIGURE_ROWS such
+  rows, or name MIN_FIGURE_ROWS entities of the corpus, is "a real
+  description" and may be a hop;
+* text_initiated_chain (`FigureWalk`): prose identifies the bridge, the figure
+  shows it among other labels, and the answer is the value the figure prints
+  for it (a table walk whose end is a figure);
+* image_initiated_chain (`FigureSteps.image_initiated`): the figure identifies
+  the bridge by the value only it prints (unique in the figure), and the text
+  hop that follows holds rivals of the bridge, so it cannot be read alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from builders.chains.candidate import Candidate, Hop
+from builders.chains.table_walk import TableWalk
+from builders.chains.tables import TableCell, TableIndex, normal_label, value_is_number
+from queries.corpus_view import CorpusView, EvidenceNode
+
+MIN_CAPTION_WORDS = 12  # a caption this long says what the figure shows
+MIN_FIGURE_ROWS = 2  # label -> value rows (or entity labels) for printed text to describe a figure
+MAX_LABEL_WORDS = 5
+ROW_BAND = 4.0  # points: two lines whose centres are this close in y stand on one row
+
+
+@dataclass(frozen=True)
+class PrintedLine:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+def printed_lines(node: EvidenceNode) -> list[PrintedLine]:
+    """The figure's printed lines with their boxes ([] for an image without any)."""
+    try:
+        rows = json.loads(node.visible_lines or "[]")
+        return [PrintedLine(str(r[0]), *(float(v) for v in r[1:5])) for r in rows if len(r) == 5 and str(r[0]).strip()]
+    except (ValueError, TypeError):
+        return []
+
+
+def is_label(text: str) -> bool:
+    """A printed name (a bar, a series, a node): letters, a few words, not a number."""
+    words = text.split()
+    return 0 < len(words) <= MAX_LABEL_WORDS and any(c.isalpha() for c in text) and not value_is_number(text)
+
+
+def label_values(lines: list[PrintedLine]) -> list[tuple[str, str]]:
+    """(label, value) for each label with exactly one number aligned with it that no other label
+    claims: a data label above a bar (the same column) or beside it (the same row)."""
+    labels = [ln for ln in lines if is_label(ln.text)]
+    numbers = [ln for ln in lines if value_is_number(ln.text)]
+    counts = {}
+    for ln in labels:
+        counts[normal_label(ln.text)] = counts.get(normal_label(ln.text), 0) + 1
+
+    def aligned(label: PrintedLine, number: PrintedLine) -> bool:
+        column = abs(number.cx - label.cx) <= max((label.x1 - label.x0) / 2, 6.0) and number.cy != label.cy
+        row = abs(number.cy - label.cy) <= ROW_BAND and number.x0 > label.x1
+        return column != row  # one way only: a number in both is a grid, not a data label
+
+    claims = {id(n): [lb for lb in labels if aligned(lb, n)] for n in numbers}
+    out = []
+    for label in labels:
+        mine = [n for n in numbers if aligned(label, n)]
+        if len(mine) == 1 and len(claims[id(mine[0])]) == 1 and counts[normal_label(label.text)] == 1:
+            out.append((" ".join(label.text.split()), " ".join(mine[0].text.split())))
+    return out
+
+
+def figure_evidence(node: EvidenceNode) -> str:
+    """The hop text of a figure read through words: its caption and what is printed in it, each named."""
+    printed = [" ".join(line.split()) for line in node.visible_text.splitlines() if line.strip()]
+    lead = node.text if node.description_source == "vlm" else f'Caption: "{node.caption}"'
+    return f'{lead}\nText printed in the figure (labels and values, as printed): ' + "; ".join(
+        f'"{p}"' for p in printed)
+
+
+class FigureIndex(TableIndex):
+    """Figures as tables of {label: value} rows (see the module docstring): `cells`, `rows_of_entity`,
+    `rows()` and `choose_cell()` as tables.TableIndex has them, keyed by the image id."""
+
+    def __init__(self, view: CorpusView, evidence_roles: frozenset[str] = frozenset()):
+        self.view = view
+        self.cells: dict[tuple[str, int], list[TableCell]] = {}
+        self.rows_of_entity: dict[str, list[tuple[str, int]]] = {}
+        by_label: dict[str, list[tuple[str, int]]] = {}
+        for node in view.nodes.values():
+            if node.label != "Image" or not node.caption or not node.visible_lines:
+                continue
+            column = _column_label(node)
+            for row, (label, value) in enumerate(label_values(printed_lines(node))):
+                self.cells[(node.id, row)] = [TableCell(node.id, label, column, value, "", row, 1)]
+                by_label.setdefault(normal_label(label), []).append((node.id, row))
+        self.index_entities(by_label)
+
+    def has_substance(self, node: EvidenceNode) -> bool:
+        """Printed text that says what the figure shows: label -> value rows, or labels naming entities."""
+        if not node.caption or not node.visible_text:
+            return False
+        rows = sum(1 for (image, _row) in self.cells if image == node.id)
+        named = {normal_label(line.text) for line in printed_lines(node) if is_label(line.text)}
+        entities = sum(1 for e in self.view.mentions.get(node.id, ())
+                       if normal_label(self.view.entity_name.get(e, "")) in named)
+        return max(rows, entities) >= MIN_FIGURE_ROWS
+
+    def drop(self, image_id: str) -> None:
+        """An image that is no evidence has no rows."""
+        self.cells = {k: v for k, v in self.cells.items() if k[0] != image_id}
+        self.rows_of_entity = {e: [r for r in rows if r[0] != image_id] for e, rows in self.rows_of_entity.items()}
+        self.rows_of_entity = {e: rows for e, rows in self.rows_of_entity.items() if rows}
+
+    def mention_labels(self) -> None:
+        """A figure mentions each entity that one of its printed labels names (the walkers' mentions)."""
+        for ent, rows in self.rows_of_entity.items():
+            for image, _row in rows:
+                self.view.mentions[image].add(ent)
+                self.view.mentioned_by[ent].add(image)
+
+
+def _column_label(node: EvidenceNode) -> str:
+    label = node.caption.split(":")[0].split(".")[0].strip() if node.caption else ""
+    return f"value printed in {label}" if label and len(label.split()) <= 3 else "value printed in the figure"
+
+
+class FigureWalk(TableWalk):
+    """text_initiated_chain: text hops walked backwards from a figure's label, ending in its value."""
+
+    GRAPH_TYPE = "text_initiated_chain"
+    END_LABEL = "Image"
+
+
+class FigureSteps:
+    """The strict walker's figure chains (walkers.Walker.sample asks this first, for the image types)."""
+
+    TRIES = 6
+
+    def __init__(self, walker, index: FigureIndex):
+        self.walker = walker
+        self.index = index
+        self.walk = FigureWalk(walker, index)
+
+    def sample(self, graph_type: str) -> Candidate | None:
+        w = self.walker
+        if graph_type == "text_initiated_chain":
+            length = w.sample_length()
+            return self.walk.chain(length) if self.walk.possible(length) else None
+        if graph_type == "image_initiated_chain":
+            return self.image_initiated(w.sample_length())
+        return None
+
+    def distinct_rows(self) -> list[tuple[str, int, str]]:
+        """(image, row, entity) of rows whose value no other row of the figure prints: only the figure
+        tells which label has it, so it identifies the label."""
+        out = []
+        for ent, rows in sorted(self.index.rows_of_entity.items()):
+            for image, row in rows:
+                value = self.index.cells[(image, row)][0].value
+                same = [r for (i, r), cells in self.index.cells.items() if i == image and cells[0].value == value]
+                others = sum(1 for (i, _r) in self.index.cells if i == image) - 1
+                if len(same) == 1 and others >= 1 and self.walker.bridgeable(ent):
+                    out.append((image, row, ent))
+        return out
+
+    def image_initiated(self, length: int) -> Candidate | None:
+        """Figure -> text: the figure names the bridge by its value; the next hop holds its rivals."""
+        w = self.walker
+        options = [o for o in self.distinct_rows() if w.memory.fresh(o[0])]
+        for _ in range(self.TRIES if options else 0):
+            image, row, ent = w.rng.choice(options)
+            doc = w.view.nodes[image].doc_id
+            entries = [x for x in w.chunks_entered_by(ent)
+                       if w._enterable(x, ent, doc, [image]) and w.memory.fresh(x)
+                       and (w.construction is None or w.construction.rivals_of(x, ent))]
+            if not entries:
+                continue
+            rest = w.text_path(w.rng.choice(entries), length - 1, [image], incoming=ent)
+            cand = w._serial("image_initiated_chain", [Hop(image, "Image", ent, "entity"), *rest]) if rest else None
+            if cand is not None:
+                cell = self.index.cells[(image, row)][0]
+                cand.meta["figure_fact"] = {"hop": 0, "label": cell.row_label, "value": cell.value}
+                return cand
+        return None
+
+
+def read_figures(view: CorpusView, evidence_roles: frozenset[str], is_ordinary, vision: bool) -> FigureIndex:
+    """A strict run's figures: labels named in prose become entities (tables.name_table_rows), each
+    figure mentions the entities its labels name, and a figure with printed text of substance gets
+    `figure_evidence` as its hop text. Without `vision`, images with neither that, a model's
+    description nor a MIN_CAPTION_WORDS caption are no evidence (their mentions are removed)."""
+    from builders.chains.tables import name_table_rows
+
+    name_table_rows(view, evidence_roles, is_ordinary, FigureIndex(view))
+    index = FigureIndex(view)
+    index.mention_labels()
+    for node in [n for n in view.nodes.values() if n.label == "Image"]:
+        if index.has_substance(node):
+            node.text = figure_evidence(node)
+        elif vision or node.description_source == "vlm":
+            continue
+        elif len(node.caption.split()) >= MIN_CAPTION_WORDS:
+            node.text = node.caption
+        else:
+            for ent in view.mentions.pop(node.id, set()):
+                view.mentioned_by.get(ent, set()).discard(node.id)
+            for chunk in view.image_links.pop(node.id, set()):
+                view.image_links.get(chunk, set()).discard(node.id)
+            index.drop(node.id)
+    return index

@@ -1,0 +1,111 @@
+"""Figures a text-only strict verifier can judge (builders/chains/figure_walk.py), end to end on a real PDF
+made with pymupdf (tests/kg/ingest/pdf/pdf_maker.bar_chart_report): ingested into the real embedded
+FalkorDB with spaCy and the real embedder, then walked by a strict walker."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from kg.context import RunContext
+from testing_support import make_settings
+from tests.kg.ingest.pdf.pdf_maker import CHART_BARS, bar_chart_report
+
+
+class Quiet:
+    def print(self, *args, **kwargs):
+        pass
+
+
+@pytest.fixture
+def chart_view(falkor_store, tmp_path):
+    from kg.pipeline import run_ingest
+    from queries.corpus_view import load_corpus_view
+
+    settings = make_settings(tmp_path / ".hopgraph")
+    doc = bar_chart_report(tmp_path / "harbour.pdf")
+    assert run_ingest(RunContext.open(settings, falkor_store, console=Quiet()), [doc]).failed == 0
+    return load_corpus_view(falkor_store), settings, falkor_store
+
+
+def _strict_walker(view, settings, store, seed=1):
+    from builders.chains.generate import make_walker
+
+    settings.generate.min_hops, settings.generate.max_hops = 2, 2
+    return make_walker(view, settings, random.Random(seed), store, strict=True)
+
+
+def _figure(view, label):
+    return next(n for n in view.nodes.values() if n.label == "Image" and n.caption.startswith(label))
+
+
+@pytest.mark.timeout(600)
+def test_a_strict_text_initiated_chain_ends_in_the_value_a_chart_prints(chart_view):
+    """Prose names Tessaline or Korvex; the chart shows four labelled bars; the answer is the value
+    printed above the bridge's bar, the other bars are its rivals, and the hop's evidence says which
+    part is the caption and which is printed in the figure."""
+    from builders.chains.requests import verbalize_request
+
+    view, settings, store = chart_view
+    chart = _figure(view, "Figure 1")
+    assert "Brumhal" in chart.visible_text and "64.9" in chart.visible_text
+    walker = _strict_walker(view, settings, store)
+    drawn = [c for c in (walker.sample("text_initiated_chain") for _ in range(40)) if c is not None]
+    assert drawn, "no text_initiated chain through the chart"
+    for cand in drawn:
+        assert cand.graph_type == "text_initiated_chain" and cand.hops[-1].node_id == chart.id
+        cell = cand.table_cell
+        assert (cell.row_label, cell.value) in {(n, str(v)) for n, v in CHART_BARS[:2]}
+        figures = walker.construction.check(cand)
+        assert figures.reason == "" and figures.answer_rivals == 3
+        assert set(figures.sibling_names[-1]) == {n for n, _ in CHART_BARS} - {cell.row_label}
+    settings.llm.base_url = "http://127.0.0.1:9"  # a strict run's request; nothing is sent
+    cand = drawn[0]
+    cand.meta["construction"] = walker.construction.check(cand).to_dict()
+    last = json.loads(_hops(verbalize_request(view, cand, settings)))[-1]
+    cell = cand.table_cell
+    assert last["target_answer"] == f'{cell.value} (the value the figure prints for "{cell.row_label}")'
+    assert 'Caption: "Figure 1: Accuracy of the four models."' in last["evidence"]
+    assert 'Text printed in the figure' in last["evidence"] and '"Ostrander"' in last["evidence"]
+    assert last["modality"] == "figure caption and printed text"
+
+
+def _hops(request) -> str:
+    user = request.messages[-1]["content"]
+    return user[user.index("["):user.rindex("]") + 1]
+
+
+@pytest.mark.timeout(600)
+def test_a_raster_figure_without_a_description_is_no_strict_hop(chart_view):
+    """Figure 2 is a photo with a six-word caption and nothing printed in it: without a vision model a
+    strict walker never uses it; the chart, whose printed labels describe it, stays evidence."""
+    view, settings, store = chart_view
+    photo, chart = _figure(view, "Figure 2"), _figure(view, "Figure 1")
+    assert photo.visible_text == ""
+    walker = _strict_walker(view, settings, store, seed=2)
+    assert photo.id not in walker.images and chart.id in walker.images
+    assert not view.mentions.get(photo.id) and not view.image_links.get(photo.id)
+    for graph_type in ("text_initiated_chain", "image_initiated_chain", "parallel_visual_textual_fork"):
+        for _ in range(15):
+            cand = walker.sample(graph_type)
+            assert cand is None or photo.id not in cand.node_ids
+
+
+def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
+    """Data labels above bars or beside them pair with their label; a label with two numbers in its
+    column (a grid or grouped bars), or a number two labels could claim, gives no row."""
+    from builders.chains.figure_walk import PrintedLine, label_values
+
+    def at(text, x, y, w=30):
+        return PrintedLine(text, x, y, x + w, y + 8)
+
+    bars = [at("71.4", 100, 280), at("Tessaline", 95, 412, 40), at("68.2", 200, 300), at("Korvex", 195, 412, 40)]
+    assert label_values(bars) == [("Tessaline", "71.4"), ("Korvex", "68.2")]
+    beside = [at("Tessaline", 20, 100, 40), at("71.4", 200, 100), at("Korvex", 20, 130, 40), at("68.2", 200, 130)]
+    assert label_values(beside) == [("Tessaline", "71.4"), ("Korvex", "68.2")]
+    grouped = [at("71.4", 100, 280), at("70.9", 100, 250), at("Tessaline", 95, 412, 40)]
+    assert label_values(grouped) == []
+    shared = [at("Tessaline", 95, 412, 40), at("Korvex", 95, 440, 40), at("71.4", 100, 280)]
+    assert label_values(shared) == []
