@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS, zipf
 from builders.chains.candidate import Candidate
+from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word, stem as _stem
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableCell, TableIndex
@@ -59,10 +60,10 @@ MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean on
 # Two frequency rules, for two questions. A word of a fact that is this frequent in English
 # ("using", "results", 5+) describes nothing, however rare the rest of the fact: it is no word to
 # identify a bridge by, and none a reader could find a later hop by either. A row label of one word
-# this frequent ("Models" 4.3, "Total" 5.2, 3+) is no *name*: far below the first threshold,
-# because a name must single one row out, where a describing word only has to carry meaning.
+# this frequent ("Models" 4.3, "Total" 5.2, 3+) is no *name* (name_forms.NAMES_NOTHING_ZIPF): far
+# below the first threshold, because a name must single one row out, where a describing word
+# only has to carry meaning.
 DESCRIBES_NOTHING_ZIPF = 5.0
-NAMES_NOTHING_ZIPF = 3.0
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
 # Labels a fork's shared entity may not have alone: two branches about one country or date are two
 # questions joined by "and", not one question about one thing.
@@ -383,27 +384,3 @@ class ChainConstruction:
             return "pre-check: the table bridge is an ordinary word"
         return ""
 
-
-def _head(name: str) -> str:
-    """A term's head word, singular: "AOA sensors" -> "sensor"."""
-    words = name.lower().split()
-    word = words[-1] if words else ""
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-def _nested(a: str, b: str) -> bool:
-    """One name inside the other ("8 MCAS" and "MCAS"): a variant of the bridge, not a rival."""
-    a, b = a.lower(), b.lower()
-    return bool(a and b) and (a in b or b in a)
-
-
-def ordinary_word(name: str) -> bool:
-    """One everyday word ("Models", "Total"): no name for a table row to be a bridge by."""
-    words = name.split()
-    return len(words) == 1 and not any(ch.isdigit() for ch in name) and not name.isupper() \
-        and zipf(name) >= NAMES_NOTHING_ZIPF
-
-
-def _stem(word: str) -> str:
-    word = word.lower()
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
