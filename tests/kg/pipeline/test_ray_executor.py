@@ -4,6 +4,7 @@ and the same dataset (same seed) as the default executor."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -40,6 +41,9 @@ def inputs(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def local_ray():
+    # On a loaded machine the raylet gave up waiting for its agents (15 s) and ray.init failed
+    # ("Timed out waiting for file .../metrics_agent_port"); give them longer.
+    os.environ.setdefault("RAY_agent_register_timeout_ms", "300000")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
