@@ -60,6 +60,15 @@ class State:
             self._store.ensure_schema()
         return self._store
 
+    def existing_store(self) -> GraphStore:
+        """The store of a verb that only reads it: an embedded data dir that does not exist is a
+        one-line error (a wrong folder, -c or --data-dir), not a new empty graph and "(no rows)"."""
+        s = self.settings()
+        if s.store.backend == "falkordb" and not Path(s.store.data_dir).is_dir():
+            fail(f"no graph in {s.store.data_dir}: nothing was ingested there "
+                 "(run `hopgraph ingest`, or name the project with -c or --data-dir)")
+        return self.store()
+
     def context(self, dry_run: bool = False, max_calls: int | None = None, budget_tokens: int | None = None,
                 no_cache: bool = False) -> RunContext:
         """The command's run context: every stage it runs gets this one (one LLM client, one budget)."""

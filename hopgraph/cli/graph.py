@@ -15,7 +15,7 @@ def stats(as_json: bool = typer.Option(False, "--json", help="Machine-readable o
     """Node counts per label and relationship counts per type (and dataset figures)."""
     from builders.stats import dataset_stats
 
-    store = state.store()
+    store = state.existing_store()
     data = {"store": store.name, **store.counts()}
     data["dataset"] = dataset_stats(store)
     if as_json:
@@ -43,7 +43,7 @@ def audit(
     """Cypher audits of hop necessity; exit 1 if an accepted chain violates one."""
     from queries.audit import explain_chain, run_audits
 
-    store = state.store()
+    store = state.existing_store()
     if explain:
         info = explain_chain(store, explain)
         if info is None:
@@ -66,7 +66,7 @@ def sync(to: str = typer.Option("neo4j", "--to", help="Target store (neo4j).")) 
 
     if to != "neo4j":
         fail("only --to neo4j is supported")
-    report = run_sync(state.settings(), state.store())
+    report = run_sync(state.settings(), state.existing_store())
     out.print(f"synced {report.nodes} nodes and {report.relationships} relationships to Neo4j")
 
 
@@ -78,5 +78,5 @@ def export_graph(
     """Write the corpus graph (or one chain's neighbourhood) as GraphML or GEXF."""
     from queries.graph_export import export_graph as do_export
 
-    report = do_export(state.store(), path, chain)
+    report = do_export(state.existing_store(), path, chain)
     out.print(f"wrote {report['nodes']} nodes and {report['edges']} edges to {path}")

@@ -107,7 +107,7 @@ def db_shell(query: str = typer.Argument(..., help="Cypher to run"),
         parameters = json.loads(params)
     except json.JSONDecodeError as exc:
         fail(f"--params is not JSON: {exc}")
-    rows = state.store().run_text(query, parameters)
+    rows = state.existing_store().run_text(query, parameters)
     if as_json:
         out.print_json(data=rows)
         return

@@ -149,6 +149,7 @@ def export(
     s = state.settings()
     _apply_formats(s, formats)
     s.export.include_duplicates = include_duplicates or s.export.include_duplicates
+    state.existing_store()
     export_stage(state.context(), out_dir)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from kg.config import Settings
 from kg.models import ParsedDocument
 from kg.pipeline.corpus import link_similar
-from kg.pipeline.files import DocReport, failure_summary, portable_path
+from kg.pipeline.files import DocReport, failure_summary, llm_down_reason, portable_path
 from kg.pipeline.keypoint_step import (ask_keypoints, document_keypoints, split_keypoints, with_mentions,
                                       write_keypoints)
 from kg.pipeline.prepare import PreparedDocument, item_vectors, prepare_document
@@ -53,7 +53,7 @@ class Ingestor:
         self._queue_lock = threading.Lock()
         self._llm_answered = False  # a keypoint call of this run worked: the endpoint is up
         self._warm = None
-        self.llm_down = False
+        self.llm_down = ""  # why the run stops: not one keypoint call of a document worked (the cause named)
         self.embedder = Embedder.from_settings(settings.embeddings, settings.embeddings.cache_path(data))
         self._extractor = None
         # kg.pipeline.entity_process.EntityProcess, while ingest_documents runs one:
@@ -97,8 +97,7 @@ class Ingestor:
         if client is not None and client.endpoint_down:
             return f"stopped: {client.down_message()}"
         if self.llm_down:
-            return ("every LLM call for a document failed (endpoint down?); stopping. "
-                    "Work done is saved; re-run to continue.")
+            return f"{self.llm_down}; stopping. Work done is saved; re-run to continue."
         return None
 
     # ---- one document, or a group prepared together -----------------------
@@ -270,7 +269,7 @@ class Ingestor:
         report.llm_failures = len(failures)
         report.reason = failure_summary(failures)
         if (kp_failures and report.keypoints == 0) or getattr(self.client, "endpoint_down", False):
-            self.llm_down = True  # not one keypoint call worked: stop instead of waiting out each file
+            self.llm_down = llm_down_reason(report)  # stop instead of waiting out each file
         return {"id": report.doc_id, "ingested": True, "partial": True, "partial_reason": report.reason}
 
     def warm_up(self, extractor: bool = True) -> None:

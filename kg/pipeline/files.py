@@ -101,3 +101,8 @@ def failure_summary(failures: list[tuple[str, str]]) -> str:
 
     counts = Counter(reason.split(":")[0].strip() or "error" for _, reason in failures)
     return "; ".join(f"{n} x {reason}" for reason, n in counts.most_common(3))
+
+
+def llm_down_reason(report: DocReport) -> str:
+    """Why a run stops after a document none of whose keypoint calls worked: its failures, by cause."""
+    return f"every LLM call for {report.path} failed ({report.reason})"

@@ -10,6 +10,13 @@ corpus-level steps (kNN over all documents, topics) run once, after, in this
 process, over what the store holds, so they do not depend on which worker
 prepared which document. Same inputs, same graph as `--executor local`.
 
+A long text (kg.pipeline.stream) is parsed by its actor, which hands back the
+parsed text instead of preparing it; this process prepares and writes it a
+part at a time, as the local executor does. Its parts cannot be spread over
+the actors: each part's chunks are numbered on from the part before and its
+first chunk linked to that part's last, so they are prepared in order, and an
+actor preparing the whole text would hold it all, as one piece did.
+
 On a cluster: hopgraph must be installed on every node, and the input files
 readable at the same path on every node (a shared filesystem); extracted
 images come back with the results and are written to this run's data dir.
@@ -19,17 +26,28 @@ from __future__ import annotations
 
 import tempfile
 import time
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from kg.errors import ConfigError
-from kg.models import IngestError
+from kg.models import IngestError, ParsedDocument
 from kg.pipeline.document import Ingestor
 from kg.pipeline.files import DocReport
 from kg.pipeline.lifecycle import IngestPlan
+from kg.pipeline.stream import streams
 from kg.pipeline.groups import StartedGroup, finish_group, ingest_one, plan_groups, plan_order
+
+
+@dataclass
+class LongText:
+    """A worker's answer for a text that goes in parts: parsed, not prepared (see the module docstring)."""
+
+    parsed: ParsedDocument
+    parse_seconds: float
 
 
 class DocumentWorker:
@@ -48,7 +66,7 @@ class DocumentWorker:
         self.load_seconds = time.perf_counter() - t0  # reported with the first document
 
     def prepare(self, path: str, doc_id: str) -> tuple[Any, dict[str, bytes], str]:
-        """(PreparedDocument or None, extracted assets by relative path, failure reason or "")."""
+        """(PreparedDocument, a LongText, or None; extracted assets by relative path; failure reason or "")."""
         from kg.pipeline.prefetch import timed_read
         from kg.pipeline.prepare import prepare_document
         from kg.pipeline.timings import StageTimes
@@ -64,6 +82,8 @@ class DocumentWorker:
                 parsed, parse_seconds = timed_read(Path(path), assets_dir, parse_workers=1,
                                                    min_image_px=self.settings.ingest.min_image_px)
                 times.add("parse", parse_seconds, parsed.pages)
+                if streams(parsed, self.settings.ingest.part_chars):
+                    return LongText(parsed, parse_seconds), {}, ""
                 prepared = prepare_document(parsed, doc_id, self.settings, self.embedder, self.extractor, times)
             except IngestError as exc:
                 return None, {}, str(exc)
@@ -115,12 +135,22 @@ def _finish_group(ingestor: Ingestor, group: list, results: list) -> list[DocRep
         if prepared is None:
             started.reports[doc_id] = DocReport(str(path), "failed", reason)
             continue
+        if isinstance(prepared, LongText):  # in a group (a large group_bytes): in one piece, as locally
+            prepared = _prepare_here(ingestor, doc_id, prepared)
         _land_assets(ingestor, prepared, assets)
         started.ready.append((path, doc_id, prepared))
     # the workers found the entities (their timings come with their documents):
     # finish_group only writes and asks for keypoints
     started.found = [ms for _, _, p in started.ready for ms in p.mentions]
     return finish_group(ingestor, started)
+
+
+def _prepare_here(ingestor: Ingestor, doc_id: str, long_text: LongText) -> Any:
+    from kg.pipeline.prepare import prepare_document
+
+    ingestor.times.add("parse", long_text.parse_seconds, long_text.parsed.pages)
+    return prepare_document(long_text.parsed, doc_id, ingestor.settings, ingestor.embedder, ingestor.extractor,
+                            ingestor.times)
 
 
 def _land_assets(ingestor: Ingestor, prepared: Any, assets: dict[str, bytes]) -> None:
@@ -137,6 +167,10 @@ def _finish(ingestor: Ingestor, path: Path, doc_id: str, prepared: Any, assets: 
             reason: str) -> DocReport:
     if prepared is None:
         return DocReport(str(path), "failed", reason)
+    if isinstance(prepared, LongText):  # prepared and written here, a part at a time
+        parse: Future = Future()
+        parse.set_result((prepared.parsed, prepared.parse_seconds))
+        return ingest_one(ingestor, path, doc_id, parse)
     _land_assets(ingestor, prepared, assets)
     return ingest_one(ingestor, path, doc_id, None, prepared)
 

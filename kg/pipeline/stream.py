@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.models import ParsedDocument
-from kg.pipeline.files import DocReport, failure_summary
+from kg.pipeline.files import DocReport, failure_summary, llm_down_reason
 
 def streams(parsed: ParsedDocument, part_chars: int) -> bool:
     """Whether `parsed` goes a part at a time: more than part_chars of text, and no images."""
@@ -140,7 +140,7 @@ def _mark(ingestor: Any, report: DocReport, tally: _Tally) -> None:
         report.reason = failure_summary(tally.failures)
         mark.update(partial=True, partial_reason=report.reason)
         if tally.keypoints == 0 or getattr(ingestor.client, "endpoint_down", False):
-            ingestor.llm_down = True  # not one keypoint call worked: the run stops
+            ingestor.llm_down = llm_down_reason(report)  # the run stops
     ingestor.store.write("upsert_documents", [mark])
     if not tally.failures:
         report.status = "ingested"

@@ -28,8 +28,20 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path):
     assert shown["store"]["data_dir"] == str(project / "graphdata")
     assert shown["llm"]["prompts_dir"] == str(project / "prompts")
     stats = hopgraph(["-c", "../project/hopgraph.toml", "stats", "--json"], elsewhere, timeout=120)
-    assert stats.returncode == 0, stats.stderr
-    assert (project / "graphdata").is_dir() and not (elsewhere / ".hopgraph").exists()
+    # nothing ingested yet: the project's graph is named, and no empty graph appears anywhere
+    assert stats.returncode == 1 and str(project / "graphdata") in stats.stderr, stats.stderr
+    assert not (project / "graphdata").exists() and not (elsewhere / ".hopgraph").exists()
+
+
+def test_a_reading_verb_where_no_graph_is_says_so_in_one_line(tmp_path):
+    """`hopgraph stats` (or audit, export, db shell) in the wrong folder: an error
+    naming the folder it looked in, not "(no rows)" and a new empty graph there."""
+    for verb in (["stats"], ["audit"], ["db", "shell", "MATCH (n) RETURN count(n)"], ["export", "out"]):
+        proc = hopgraph(verb, tmp_path, timeout=120)
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+        assert proc.returncode == 1 and len(lines) == 1 and "no graph in" in lines[0], (verb, proc.stderr)
+        assert "(no rows)" not in proc.stdout
+        assert not (tmp_path / ".hopgraph").exists() and not (tmp_path / "out").exists(), verb
 
 
 def test_unset_data_dir_is_beside_the_config_file(tmp_path):

@@ -59,6 +59,7 @@ def test_wait_queues_and_does_not_redo_the_work(tmp_path):
 
 
 def test_readers_on_a_fresh_dir_create_the_schema_once(tmp_path):
+    (tmp_path / ".hopgraph").mkdir()  # a data dir with no graph yet (where none exists, readers stop)
     procs = [start_hopgraph(["stats", "--json"], tmp_path) for _ in range(3)]
     for proc in procs:
         _, err = proc.communicate(timeout=120)

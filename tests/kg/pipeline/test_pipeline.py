@@ -265,6 +265,16 @@ def test_killed_ingest_finishes_on_rerun_without_duplicates(tmp_path, shared_emb
     store.server.stop()
 
 
+class _Lines:
+    """A console that keeps what the run prints."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def print(self, *args, **kwargs) -> None:
+        self.lines.append(" ".join(str(a) for a in args))
+
+
 def test_dead_llm_endpoint_loses_nothing_and_the_rerun_completes(tmp_path, shared_embedding_cache):
     """Keypoint calls that fail leave documents `partial` (written and linked,
     not complete); ingest stops instead of waiting out every file; a later run
@@ -282,9 +292,14 @@ def test_dead_llm_endpoint_loses_nothing_and_the_rerun_completes(tmp_path, share
     with ScriptedLLMServer(responder=lambda body: server_error(500)) as server:
         settings.llm.base_url = server.base_url
         client = LLMClient.from_settings(settings, backoff_base=0.01)
-        first = run_ingest(RunContext(settings, store, client=client), pages)
+        console = _Lines()
+        first = run_ingest(RunContext(settings, store, client=client, console=console), pages)
         assert first.ingested == 0 and first.partial >= 1
         assert first.partial < len(pages)  # it stopped early
+        # every file left over is listed with the cause (the server's errors), not a guess
+        stopped = [line for line in console.lines if "not finished" in line]
+        assert len(stopped) == len(pages) - first.partial
+        assert all("server error" in line and "endpoint down?" not in line for line in stopped), stopped
         partial = store.run_text("MATCH (d:Document) WHERE d.partial = true "
                                  "RETURN d.linked AS linked, d.partial_reason AS reason")
         assert len(partial) == first.partial

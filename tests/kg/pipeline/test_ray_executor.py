@@ -4,6 +4,7 @@ and the same dataset (same seed) as the default executor."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -40,6 +41,9 @@ def inputs(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def local_ray():
+    # On a loaded machine the raylet gave up waiting for its agents (15 s) and ray.init failed
+    # ("Timed out waiting for file .../metrics_agent_port"); give them longer.
+    os.environ.setdefault("RAY_agent_register_timeout_ms", "300000")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
@@ -102,3 +106,33 @@ def test_run_manifest_has_stage_timings_and_the_run_length(both, tmp_path_factor
         assert {"parse", "chunk", "embed", "entities", "store writes", "knn", "topics"} <= set(stages)
         assert stages["parse"]["items"] >= 15 and stages["embed"]["items"] > 0
         assert manifest["seconds"] >= stages["knn"]["seconds"] > 0
+
+
+def test_a_long_text_on_ray_goes_in_parts_like_the_local_executor(tmp_path, local_ray, monkeypatch):
+    from kg.pipeline import run_ingest, stream
+    from kg.store.falkor import FalkorStore
+
+    doc = tmp_path / "long.txt"
+    doc.write_text("\n\n".join(p.read_text(encoding="utf-8").strip() for p in sorted(WIKI.glob("*.txt"))[:20]),
+                   encoding="utf-8")
+    parts_seen: list[int] = []
+    original = stream.document_parts
+    monkeypatch.setattr(stream, "document_parts", lambda parsed, size: parts_seen.append(size) or original(parsed, size))
+    chunks = {}
+    for executor in ("local", "ray"):
+        data = tmp_path / executor / ".hopgraph"
+        settings = make_settings(data, None, ingest={"executor": executor, "min_tokens": 16, "part_chars": 4_000})
+        store = FalkorStore(data, graph="test")
+        store.ensure_schema()
+        try:
+            summary = run_ingest(RunContext.open(settings, store, console=Quiet()), [doc])
+            assert summary.ingested == 1
+            chunks[executor] = store.run_text("MATCH (c:Chunk) RETURN c.index AS index, c.text AS text "
+                                              "ORDER BY index", {})
+            chain = store.run_text("MATCH (a:Chunk)-[:NEXT]->(b:Chunk) RETURN count(*) AS n", {})
+            assert chain == [{"n": len(chunks[executor]) - 1}]
+        finally:
+            store.close()
+            store.server.stop()
+    assert parts_seen == [4_000, 4_000], "the text did not go in parts on both executors"
+    assert chunks["ray"] == chunks["local"]
