@@ -57,6 +57,8 @@ def test_bench_ingests_offline_and_reports_the_llm_path(docs, tmp_path, monkeypa
     assert tasks["domain_persona"] == 1
     repairs = sum("Reviewer's verdict:" in user_text(b) for b in bodies)
     assert figures["accepted"] >= 1 and figures["accepted_after_repair"] == figures["accepted"]
+    # The FAA handbook page is a shared-corpus file: the figures say the run was not on unseen documents.
+    assert any(line.startswith("manual_faa_amt_handbook_sample.pdf = ") for line in figures["known_documents"])
     assert repairs >= figures["accepted"]
     assert figures["llm_calls"] == len(bodies)
     assert figures["calls_per_accepted"] == round(len(bodies) / figures["accepted"], 2)
