@@ -22,8 +22,8 @@ SAME_SIZE = 0.3  # points: lines of one title share their font size
 
 _GENERIC_METADATA_RE = re.compile(
     r"^(?:microsoft word|untitled|title|document\d*|slide \d+|presentation\d*|front cover|cover)\b"
-    r"|\.(?:docx?|pdf|tex|dvi|indd|qxd|rtf|pptx?)$|^[\W\d_]+$"
-    r"|^\S+\.[a-z\d]{2,4}$", re.I)  # a file name: "odf_presentation.odp", "10811.exe"
+    r"|\.(?:docx?|pdf|tex|dvi|indd|qxd|rtf|pptx?|xls[xmb]?|csv|od[tspg]|pages|key)$|^[\W\d_]+$"
+    r"|^\S+\.[a-z\d]{2,4}$", re.I)  # a file name: "odf_presentation.odp", "10811.exe", "... approved.xlsm"
 # Margin stamps, links and series labels are set large on a first page but never title it:
 # an arXiv or DOI stamp, a URL or domain, "Source: ...", a publisher's series name.
 _STAMP_RE = re.compile(

@@ -42,6 +42,9 @@ def test_a_file_name_in_the_metadata_is_no_title(tmp_path):
     doc = read_document(path, tmp_path / "assets")
     assert (doc.title, doc.title_source) == ("Quarterly Results Overview", "heading")
     assert meaningful_metadata_title("10811.exe") == ""
+    # An energy supplier's tariff PDF (camelot's good_energy.pdf) carries the spreadsheet it was
+    # printed from: a file name with spaces is no title either.
+    assert meaningful_metadata_title("DOM Pricing Model SVT Opt 1.1 5% increase 2%_Elec_7%Gas - approved.xlsm") == ""
     assert meaningful_metadata_title("Qwen2 Technical Report") == "Qwen2 Technical Report"
 
 
