@@ -125,6 +125,17 @@ MATCH (a:Image {id: r.s})
 MATCH (b:Keypoint {id: r.d})
 MERGE (a)-[:HAS_KEYPOINT]->(b)
 
+// Keypoint links of a write that are in the graph (write_keypoints checks none was lost).
+// name: count_chunk_keypoint_links
+UNWIND $rows AS r
+MATCH (a:Chunk {id: r.s})-[:HAS_KEYPOINT]->(b:Keypoint {id: r.d})
+RETURN count(*) AS n
+
+// name: count_image_keypoint_links
+UNWIND $rows AS r
+MATCH (a:Image {id: r.s})-[:HAS_KEYPOINT]->(b:Keypoint {id: r.d})
+RETURN count(*) AS n
+
 // name: chunk_in_topic
 UNWIND $rows AS r
 MATCH (a:Chunk {id: r.s})

@@ -88,3 +88,29 @@ def test_keypoints_asked_before_the_entities_give_the_same_graph_for_the_same_ca
     # run goes alone to probe the endpoint), and no request is sent twice.
     assert len(calls["early"]) <= len(calls["late"])
     assert len({body_key(r.body) for r in calls["early"]}) == len(calls["early"])
+
+
+def test_keypoint_links_that_find_no_chunk_are_an_error_not_a_silent_loss(falkor_store):
+    """A MATCH that finds no chunk drops the link without an error; write_keypoints counts the
+    links after writing, so a keypoint whose source is not in the graph fails the write (the
+    documents stay unmarked, the next run redoes them) instead of sitting there unlinked."""
+    import pytest
+
+    from kg.enrich.keypoints import KeypointResult
+    from kg.errors import StoreError
+    from kg.pipeline.keypoint_step import write_keypoints
+
+    falkor_store.ensure_schema()
+    falkor_store.write("upsert_chunks", [{"id": "c1", "doc_id": "d", "index": 0, "text": "Boeing builds the 737."}])
+    result = KeypointResult()
+    for n, source in enumerate(["c1", "c1", "c2"]):
+        result.keypoints.append({"id": f"k{n}", "text": f"fact {n}", "modality": "text", "source_id": source})
+        result.has_keypoint.append({"s": source, "d": f"k{n}", "source_label": "Chunk"})
+    with pytest.raises(StoreError, match="1 of 3 keypoint links found no Chunk"):
+        write_keypoints(falkor_store, [result])
+    # the two links whose chunk is there were written; a write of only those passes
+    linked = falkor_store.run_text("MATCH (:Chunk {id: 'c1'})-[:HAS_KEYPOINT]->(k:Keypoint) RETURN k.id AS k", {})
+    assert sorted(r["k"] for r in linked) == ["k0", "k1"]
+    result.has_keypoint = result.has_keypoint[:2]
+    result.keypoints = result.keypoints[:2]
+    write_keypoints(falkor_store, [result])
