@@ -219,8 +219,9 @@ def read_figures(view: CorpusView, evidence_roles: frozenset[str], is_ordinary, 
     description nor a MIN_CAPTION_WORDS caption are no evidence (their mentions are removed)."""
     from builders.chains.tables import name_table_rows
 
-    name_table_rows(view, evidence_roles, is_ordinary, FigureIndex(view))
     index = FigureIndex(view)
+    name_table_rows(view, evidence_roles, is_ordinary, index)
+    index.reindex()  # the labels name_table_rows just made entities name rows too
     index.mention_labels()
     for node in [n for n in view.nodes.values() if n.label == "Image"]:
         if index.has_substance(node):
