@@ -17,6 +17,9 @@ from tests.kg.ingest.pdf.pdf_maker import CHART_BARS, CHART_PROSE, HEIGHT, WIDTH
 # The text states Tessaline's accuracy on another split: one subject, two values of one measure.
 SPLIT_PROSE = ("On the summer split of the harbour traffic benchmark, Tessaline reaches an accuracy of 66.8 "
                "after retraining on the pilot boarding records.")
+# Who built each model: the text hop of an image_initiated chain (the chart names the model by its value).
+BUILDERS_PROSE = ("Tessaline was built by the Maritime Forecast Office in Aberdeen. "
+                  "Korvex was built by Dunmore Logistics for its container terminal.")
 
 
 class Quiet:
@@ -43,6 +46,9 @@ def chart_with_value_report(path):
         for text, y in ((str(value), bar_top - 3), (name, axis + 10)):
             page.insert_text((x + 25 - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
     line(page, 490, "Figure 1: Accuracy of the four models on the winter split.")
+    page = doc.new_page(width=WIDTH, height=HEIGHT)  # away from the chart: its page text is not its own
+    line(page, 60, "2 The models", 12)
+    paragraph(page, 80, BUILDERS_PROSE)
     return save(doc, path, title="Forecasting models for harbour traffic")
 
 
@@ -143,3 +149,23 @@ def test_the_comparison_answer_is_computed_from_the_printed_values():
     # A day after a month and a number run into a name are no values of the subject.
     assert not is_tied_value(" dated June 12", "12") and not is_tied_value(" 302 crashed", "302")
     assert is_tied_value(" reaches an accuracy of 66.8 after", "66.8")
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_image_initiated_chain_starts_from_the_value_only_the_chart_prints(fork_view):
+    """The chart identifies its bridge by the value printed at its bar (no other bar has it); the text
+    hop that follows names the bridge among its rivals, so neither hop answers alone; the figure's fact
+    is kept on the candidate and exported as the hop's figure_value, not as a table cell."""
+    from builders.chains.writeback import _figure_facts
+
+    view, settings, store = fork_view
+    walker = _walker(view, settings, store, seed=3)
+    drawn = [c for c in (walker.sample("image_initiated_chain") for _ in range(30)) if c is not None]
+    assert drawn, f"no image_initiated chain: {dict(walker.deaths)}"
+    for cand in drawn:
+        assert [h.label for h in cand.hops] == ["Image", "Chunk"]
+        fact = cand.meta["figure_fact"]
+        assert (fact["label"], fact["value"]) in {(n, str(v)) for n, v in CHART_BARS}
+        assert view.entity_name[cand.hops[0].bridge] == fact["label"]
+        assert _figure_facts(view, cand) == {0: {"label": fact["label"], "value": fact["value"], "figure": "Figure 1"}}
+        assert cand.table_cell is None
