@@ -27,9 +27,25 @@ class Quiet:
         pass
 
 
+SPRING_BARS = (("Tessaline", 62.5), ("Korvex", 70.3), ("Brumhal", 57.1), ("Ostrander", 60.6))
+
+
+def draw_chart(page, bars, axis: float, caption: str) -> None:
+    """A vector bar chart: each bar's value printed above it, its name below, and a caption."""
+    page.draw_line((80, axis), (440, axis), width=1)
+    for i, (name, value) in enumerate(bars):
+        x = 100 + 85 * i
+        bar_top = axis - (value - 40) * 4
+        page.draw_rect(pymupdf.Rect(x, bar_top, x + 50, axis), color=(0, 0, 0), fill=(0.5, 0.5, 0.8))
+        for text, y in ((str(value), bar_top - 3), (name, axis + 10)):
+            page.insert_text((x + 25 - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
+    line(page, axis + 30, caption)
+
+
 def chart_with_value_report(path):
-    """A page of prose (one sentence gives Tessaline's accuracy on another split) and a vector bar chart
-    that prints each model's accuracy above its bar."""
+    """Prose (one sentence gives Tessaline's accuracy on another split), a vector bar chart that prints
+    each model's accuracy on the winter split above its bar, who built the models, and a second chart of
+    the spring split."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
     line(page, 60, "Forecasting models for harbour traffic", 16)
@@ -37,18 +53,13 @@ def chart_with_value_report(path):
     top = 100
     for text in (*CHART_PROSE, SPLIT_PROSE):
         top = paragraph(page, top, text) + 6
-    axis = 460
-    page.draw_line((80, axis), (440, axis), width=1)
-    for i, (name, value) in enumerate(CHART_BARS):
-        x = 100 + 85 * i
-        bar_top = axis - (value - 40) * 4
-        page.draw_rect(pymupdf.Rect(x, bar_top, x + 50, axis), color=(0, 0, 0), fill=(0.5, 0.5, 0.8))
-        for text, y in ((str(value), bar_top - 3), (name, axis + 10)):
-            page.insert_text((x + 25 - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
-    line(page, 490, "Figure 1: Accuracy of the four models on the winter split.")
-    page = doc.new_page(width=WIDTH, height=HEIGHT)  # away from the chart: its page text is not its own
+    draw_chart(page, CHART_BARS, 460, "Figure 1: Accuracy of the four models on the winter split.")
+    page = doc.new_page(width=WIDTH, height=HEIGHT)  # away from the charts: their page text is not their own
     line(page, 60, "2 The models", 12)
     paragraph(page, 80, BUILDERS_PROSE)
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "3 Seasons", 12)
+    draw_chart(page, SPRING_BARS, 400, "Figure 2: Accuracy of the four models on the spring split.")
     return save(doc, path, title="Forecasting models for harbour traffic")
 
 
@@ -81,14 +92,17 @@ def test_a_strict_fork_compares_two_values_of_one_measure_and_asks_one_thing(for
     walker = _walker(view, settings, store)
     drawn = [c for c in (walker.sample("parallel_visual_textual_fork") for _ in range(20)) if c is not None]
     assert drawn, f"no fork drawn: {dict(walker.deaths)}"
+    answers = {"71.4": "4.6", "62.5": "4.3"}  # each chart's Tessaline against the text's 66.8
     for cand in drawn:
         fork = cand.meta["fork"]
-        assert fork["operation"] == "difference" and fork["answer"] == "4.6"
-        assert [(p["subject"], p["value"]) for p in fork["parts"]] == [("Tessaline", "71.4"), ("Tessaline", "66.8")]
+        (subject_a, value_a), part_b = [(p["subject"], p["value"]) for p in fork["parts"]]
+        assert subject_a == "Tessaline" and part_b == ("Tessaline", "66.8")
+        assert fork["operation"] == "difference" and fork["answer"] == answers[value_a]
         assert [h.label for h in cand.hops] == ["Image", "Chunk"] and cand.structure == [(0, 2), (1, 2)]
         assert walker.construction.check(cand).reason == ""
+    first = next(c for c in drawn if c.meta["fork"]["answer"] == "4.6")  # the winter chart's
     settings.llm.base_url = "http://127.0.0.1:9"  # a strict run's request; nothing is sent
-    user = verbalize_request(view, drawn[0], settings).messages[-1]["content"]
+    user = verbalize_request(view, first, settings).messages[-1]["content"]
     hops = json.loads(user[user.index("["):user.rindex("]") + 1])
     assert hops[0]["branch_value"] == {"subject": "Tessaline", "value": "71.4"}
     assert hops[1]["branch_value"] == {"subject": "Tessaline", "value": "66.8"}
@@ -165,7 +179,28 @@ def test_a_strict_image_initiated_chain_starts_from_the_value_only_the_chart_pri
     for cand in drawn:
         assert [h.label for h in cand.hops] == ["Image", "Chunk"]
         fact = cand.meta["figure_fact"]
-        assert (fact["label"], fact["value"]) in {(n, str(v)) for n, v in CHART_BARS}
+        chart = "Figure 1" if (fact["label"], fact["value"]) in {(n, str(v)) for n, v in CHART_BARS} else "Figure 2"
+        assert (fact["label"], fact["value"]) in {(n, str(v)) for n, v in (*CHART_BARS, *SPRING_BARS)}
         assert view.entity_name[cand.hops[0].bridge] == fact["label"]
-        assert _figure_facts(view, cand) == {0: {"label": fact["label"], "value": fact["value"], "figure": "Figure 1"}}
+        assert _figure_facts(view, cand) == {0: {"label": fact["label"], "value": fact["value"], "figure": chart}}
         assert cand.table_cell is None
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_multi_image_fork_compares_two_charts_through_a_text_hop(fork_view):
+    """Two charts print accuracies of one measure for the same models: the fork compares one model's two
+    values, and its text hop (who built the model, no number) is how the question names the model."""
+    view, settings, store = fork_view
+    walker = _walker(view, settings, store, seed=4)
+    drawn = [c for c in (walker.sample("multi_image_fork") for _ in range(20)) if c is not None]
+    assert drawn, f"no multi_image_fork: {dict(walker.deaths)}"
+    bars = {name: (str(w), str(s)) for (name, w), (_, s) in zip(CHART_BARS, SPRING_BARS)}
+    for cand in drawn:
+        fork = cand.meta["fork"]
+        assert [h.label for h in cand.hops] == ["Image", "Image", "Chunk"] and fork["identifies"] == 2
+        (a, va), (b, vb) = [(p["subject"], p["value"]) for p in fork["parts"]]
+        assert a == b and {va, vb} == set(bars[a]) and fork["operation"] == "difference"
+        assert fork["answer"] == f"{abs(float(va) - float(vb)):.1f}"
+        assert view.entity_name[cand.meta["shared_entity"]] == a
+        assert "Tessaline was built" in view.nodes[cand.hops[2].node_id].text or \
+            "Korvex was built" in view.nodes[cand.hops[2].node_id].text
