@@ -108,6 +108,8 @@ def test_a_strict_fork_compares_two_values_of_one_measure_and_asks_one_thing(for
     assert hops[1]["branch_value"] == {"subject": "Tessaline", "value": "66.8"}
     assert hops[1]["target_answer"] == "4.6" and hops[1]["ask_one_thing"].startswith("the difference between")
     assert "66.8" in hops[1]["evidence"]
+    # Printed text runs in reading order; the evidence also says which value stands at which label.
+    assert 'Values printed at labels (by position): "Tessaline": 71.4; "Korvex": 68.2' in hops[0]["evidence"]
 
 
 @pytest.mark.timeout(900)
