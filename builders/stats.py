@@ -139,7 +139,8 @@ def quality_figures(store: Any) -> dict[str, Any]:
     median_bridge_df: median number of documents mentioning a bridge;
     average_hops and share_3plus_hops; table_hops: hops answered by one
     table cell (their answer counts as in the evidence when the cell's value
-    is in the table's text: "$22,439" is "$ | 22,439" there).
+    is in the table's text: "$22,439" is "$ | 22,439" there); figure_hops: hops
+    answered or identified by a value a figure prints (no table hops).
     """
     from builders.chains.bridges import looks_like_furniture
     from builders.chains.question_words import agrees
@@ -162,6 +163,7 @@ def quality_figures(store: Any) -> dict[str, Any]:
         "average_hops": round(sum(n_hops) / len(n_hops), 4) if n_hops else 0.0,
         "share_3plus_hops": _share(sum(n >= 3 for n in n_hops), len(n_hops)),
         "table_hops": sum(1 for h in hops if h.get("table_cell")),
+        "figure_hops": sum(1 for h in hops if h.get("figure_value")),
     }
 
 

@@ -11,7 +11,8 @@ SET c += r
 // name: upsert_hops
 // Hop.table_cell: for a hop answered by one table cell, JSON {row_label, column_label, value, unit};
 // Hop.table_row: that cell's row label (the bridge into the table names it). A strict run's
-// figure hop carries one too: the value a figure prints at a label (builders/chains/figure_walk.py).
+// figure hop carries one too (its label), and instead of table_cell Hop.figure_value, JSON
+// {label, value, figure}: the value a figure prints at a label (builders/chains/figure_walk.py).
 UNWIND $rows AS r
 MERGE (h:Hop {id: r.id})
 SET h += r
@@ -95,7 +96,8 @@ MATCH (c:Chain)-[:HAS_HOP]->(h:Hop)
 WHERE c.status = 'accepted'
 OPTIONAL MATCH (h)-[:USES]->(n:Chunk)
 RETURN c.id AS chain_id, h.index AS idx, h.modality AS modality, h.answer AS answer,
-       n.text AS text, n.role AS role, n.kind AS kind, h.table_cell AS table_cell
+       n.text AS text, n.role AS role, n.kind AS kind, h.table_cell AS table_cell,
+       h.figure_value AS figure_value
 
 // name: quality_chains
 MATCH (c:Chain)

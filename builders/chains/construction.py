@@ -33,8 +33,8 @@ describes it. So a serial chain is kept only when, hop by hop:
   contexts to agree (dense cosine, shortcuts.CorpusIndex), a table bridge
   must be the row's own name (not "Layers" for a "# Layers" row).
 
-Forks are exempt from the ambiguity rules: their branches are independent
-facts joined by the question (compare, combine), which needs both.
+Forks are exempt from the ambiguity rules: a strict fork's branches give two
+values of one kind that the question compares (fork_walk.py), which needs both.
 The figures are kept on the candidate (meta["construction"]) and written to
 the Chain node, so a run's accepted and rejected chains can be compared.
 """

@@ -101,8 +101,14 @@ def figure_evidence(node: EvidenceNode) -> str:
     """The hop text of a figure read through words: its caption and what is printed in it, each named."""
     printed = [" ".join(line.split()) for line in node.visible_text.splitlines() if line.strip()]
     lead = node.text if node.description_source == "vlm" else f'Caption: "{node.caption}"'
-    return f'{lead}\nText printed in the figure (labels and values, as printed): ' + "; ".join(
+    text = f'{lead}\nText printed in the figure (labels and values, as printed): ' + "; ".join(
         f'"{p}"' for p in printed)
+    # Printed text comes in reading order (the tallest bar's value first), not paired with its label: a
+    # reader without the picture could not tell which value is whose. Say what the positions pair.
+    pairs = label_values(printed_lines(node))
+    if pairs:
+        text += "\nValues printed at labels (by position): " + "; ".join(f'"{lb}": {v}' for lb, v in pairs)
+    return text
 
 
 class FigureIndex(TableIndex):
@@ -219,8 +225,9 @@ def read_figures(view: CorpusView, evidence_roles: frozenset[str], is_ordinary, 
     description nor a MIN_CAPTION_WORDS caption are no evidence (their mentions are removed)."""
     from builders.chains.tables import name_table_rows
 
-    name_table_rows(view, evidence_roles, is_ordinary, FigureIndex(view))
     index = FigureIndex(view)
+    name_table_rows(view, evidence_roles, is_ordinary, index)
+    index.reindex()  # the labels name_table_rows just made entities name rows too
     index.mention_labels()
     for node in [n for n in view.nodes.values() if n.label == "Image"]:
         if index.has_substance(node):

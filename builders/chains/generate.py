@@ -21,12 +21,13 @@ from rich.console import Console
 from builders.chains.bridges import BridgeRules
 from builders.chains.construction import ChainConstruction, ordinary_word
 from builders.chains.figure_walk import FigureSteps, read_figures
+from builders.chains.fork_walk import ForkSteps
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex, spacy_verbs
 from builders.chains.sampling import RoundDraw
 from builders.chains.shortcuts import CorpusIndex, load_vectors
-from builders.chains.tables import name_table_rows
+from builders.chains.tables import TableIndex, name_table_rows
 from builders.chains.values import name_prose_values
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
@@ -111,19 +112,23 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     # Strict: what figures print makes them tables of labels and values; without vision, images
     # with nothing a text-only verifier can read are no evidence (figure_walk.py).
     figures = read_figures(view, roles, ordinary_word, bool(settings.llm.vision_model)) if strict else None
+    tables = TableIndex(view, roles)  # one index: name_table_rows and the walker share it
     if strict:  # offline the demo's draws stay as they were
-        name_table_rows(view, roles, ordinary_word)
-        name_prose_values(view, roles)  # numbers in prose: answers of pairings
+        name_table_rows(view, roles, ordinary_word, tables)
+        tables.reindex()  # the row labels just made entities name their rows
+        name_prose_values(view, roles)  # numbers in prose: answers of pairings, facts of forks
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
-                    table_share=cfg.table_share)
+                    table_share=cfg.table_share, tables=tables)
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
-    walker.construction = ChainConstruction(view, statements, index, walker.table_walk.tables, cfg.min_answer_rivals,
+    walker.construction = ChainConstruction(view, statements, index, tables, cfg.min_answer_rivals,
                                             figures=figures)
     walker.strict = strict
     if figures is not None:
         walker.figures = FigureSteps(walker, figures)
+    if strict:  # forks of two values of one kind, one computed answer (fork_walk.py)
+        walker.forks = ForkSteps(walker, figures)
     return walker
 
 

@@ -170,7 +170,10 @@ class TableIndex:
         self.index_entities(by_label)
 
     def index_entities(self, by_label: dict[str, list[tuple[str, int]]]) -> None:
-        """Each entity whose name (or an alias) is a row label, with its rows (figures.FigureIndex too)."""
+        """Each entity whose name (or an alias) is a row label, with its rows (figures.FigureIndex too);
+        `reindex` does it again once name_table_rows has made row labels entities."""
+        self._by_label = by_label
+        self.rows_of_entity = {}
         for ent, name in self.view.entity_name.items():
             keys = {normal_label(n) for n in (name, *self.view.entity_aliases.get(ent, []))}
             rows = sorted({r for k in keys if k for r in by_label.get(k, [])})
@@ -210,6 +213,10 @@ class TableIndex:
                 keys.setdefault(short, (node.id, row))
         # "Bib. linking (GROBID)" and "Bib. linking (LATEX)": the short form names neither.
         return {k: v for k, v in keys.items() if seen_short[k] <= 1}
+
+    def reindex(self) -> None:
+        """The entities naming rows, again: name_table_rows added some (one index, built once)."""
+        self.index_entities(self._by_label)
 
     def rows(self, entity_id: str) -> list[tuple[str, int]]:
         return self.rows_of_entity.get(entity_id, [])

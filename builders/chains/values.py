@@ -21,6 +21,7 @@ from builders.chains.question_words import value_label
 from queries.corpus_view import CorpusView
 
 MAX_TIE_WORDS = 12  # words between an entity and the number tied to it in one sentence
+MEASURE_WORDS_AFTER = 4  # words after a tied number that may say what it counts ("54% of summary bigrams")
 VALUE_ENTITY = "value:"  # id prefix of an entity made from a number in prose
 _VALUE = re.compile(r"(?<![\w.\-/$€£])[$€£]?\d+(?:[.,]\d+)*%?(?![\w%]|[.,]\d)")
 _NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
@@ -38,13 +39,22 @@ def same_value_kind(view: CorpusView, a: str, b: str) -> bool:
 
 
 def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, set[str]]:
-    """Entity -> the numbers listed beside it in a sentence of `chunk`: the first value after it, before
-    the next entity, at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)":
-    papers list values without a verb each). Not years: beside a name a year is a citation ("Shen et
-    al., 2022"), not a value of it. `statements` is a statements.StatementIndex, `ents` the specific
-    entities of the chunk."""
-    view = statements.view
+    """Entity -> the numbers listed beside it in a sentence of `chunk` (see tie_sentences)."""
     ties: dict[str, set[str]] = {}
+    for e, value, _sentence in tie_sentences(statements, chunk, ents):
+        ties.setdefault(e, set()).add(value)
+    return ties
+
+
+def tie_sentences(statements, chunk: str, ents: list[str]) -> list[tuple[str, str, str]]:
+    """(entity, value entity, the text from the entity to a few words past the value) for each number
+    listed beside an entity in a sentence of `chunk`: the first value after it, before the next entity,
+    at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)": papers list values
+    without a verb each). Not years: beside a name a year is a citation ("Shen et al., 2022"), not a
+    value of it. `statements` is a statements.StatementIndex, `ents` the specific entities of the chunk.
+    The text says what the number measures (fork_walk.py compares two values of one measure)."""
+    view = statements.view
+    out = []
     for sentence in statements.sentences(chunk):
         spans = sentence.spans
         values = sorted((sp[0], v) for v, sp in spans.items() if is_value(v) and view.entity_label.get(v) != "DATE")
@@ -56,8 +66,9 @@ def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, set[str]]:
                        default=len(sentence.text))
             first = next((v for start, v in values if end <= start < stop), None)
             if first is not None and len(sentence.text[end:spans[first][0]].split()) <= MAX_TIE_WORDS:
-                ties.setdefault(e, set()).add(first)
-    return ties
+                after = sentence.text[spans[first][1]:].split()[:MEASURE_WORDS_AFTER]
+                out.append((e, first, " ".join([sentence.text[end:spans[first][1]], *after])))
+    return out
 
 
 def listed_rivals(view: CorpusView, ties: dict[str, set[str]], bridge: str, answer: str) -> list[str]:

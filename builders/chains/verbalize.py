@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from builders.chains.question_words import question_word
 from builders.chains.candidate import Candidate
+from builders.chains.fork_walk import fork_hints
 from builders.chains.statements import Statement, StatementIndex, evidence_window, find_surface, replace_once
 from builders.chains.tables import TableCell, cell_question, table_caption
 from kg.text import split_sentences
@@ -237,6 +238,8 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         node = view.nodes[hop.node_id]
         incoming = cand.hops[i - 1].bridge if i else ""
         keep = [view.entity_name.get(e, "") for e in (incoming, hop.bridge, cand.answer_entity) if e]
+        fork = cand.meta.get("fork")  # a strict fork: each branch's value stays in its window
+        keep += [p["value"] for p in (fork or {}).get("parts", []) if p["hop"] == i]
         item = {
             "index": i,
             "modality": evidence_modality(node),
@@ -246,6 +249,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         }
         if cand.graph_type.endswith("fork"):
             item["branch"] = i
+            item.update(fork_hints(fork, i, len(cand.hops)) if fork else {})
         else:
             item.update(_construction_hints(construction, i, len(cand.hops), bool(incoming), bool(hop.bridge)))
         cell = cand.table_cell

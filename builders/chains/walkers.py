@@ -44,7 +44,8 @@ class Walker(Stepper):
 
     def __init__(self, view: CorpusView, rng: random.Random, min_hops: int = 2, max_hops: int = 4,
                  near_duplicate: float = 0.92, max_entity_degree: int | None = None,
-                 statements: StatementIndex | None = None, table_share: float = 0.3):
+                 statements: StatementIndex | None = None, table_share: float = 0.3,
+                 tables: TableIndex | None = None):
         self.view = view
         self.rng = rng
         self.min_hops = min_hops
@@ -56,11 +57,12 @@ class Walker(Stepper):
         n_nodes = max(1, len(view.nodes))
         self.max_entity_degree = max_entity_degree or max(8, n_nodes // 10)
         self.table_share = table_share
-        self.table_walk = TableWalk(self, TableIndex(view, self.rules.evidence_roles))
+        self.table_walk = TableWalk(self, tables or TableIndex(view, self.rules.evidence_roles))
         self.prose_walk = ProseWalk(self, self.table_walk)
         # construction.py's pre-check (make_walker), enforced when `strict` (an LLM pays per candidate).
         self.construction = None
         self.strict = False
+        self.forks = None  # a strict run's forks of values of one kind (fork_walk.py, set by make_walker)
         self.chunks = [c for c in view.chunk_ids if view.mentions.get(c) and self.rules.evidence_ok(c)]
         self.memory = WalkMemory(lambda c: view.nodes[c].doc_id, self.chunks)  # starts; a strict run's ends
         self.images = [i for i in view.image_ids if view.mentions.get(i) or view.image_links.get(i)]
@@ -207,9 +209,12 @@ class Walker(Stepper):
         return self._serial("text_initiated_chain", hops)
 
     def parallel_visual_textual_fork(self) -> Candidate | None:
-        """An image branch and a text branch about one shared entity."""
+        """An image branch and a text branch about one shared entity (strict: fork_walk.py's values of
+        one kind; a fork of facts of two kinds is two questions joined by "and", never drawn)."""
         if not self.images or not self.chunks:
             return None
+        if self.strict:
+            return self.forks.parallel() if self.forks is not None else None
         image = self.rng.choice(self.images)
         nxt = self.step(image, "", [image], "Chunk")
         if nxt is None:
@@ -222,9 +227,11 @@ class Walker(Stepper):
         return Candidate("parallel_visual_textual_fork", hops, [(0, 2), (1, 2)], answer)
 
     def multi_image_fork(self) -> Candidate | None:
-        """Two images sharing an entity (compared or combined), plus a text hop."""
+        """Two images sharing an entity (compared or combined), plus a text hop (strict: fork_walk.py)."""
         if len(self.images) < 2:
             return None
+        if self.strict:
+            return self.forks.multi_image() if self.forks is not None else None
         first = self.rng.choice(self.images)
         nxt = self.step(first, "", [first], "Image")
         if nxt is None:

@@ -3,16 +3,23 @@
 A hop answered by a table cell keeps that cell on its Hop node as
 `table_cell`, a JSON string {row_label, column_label, value, unit}, so the
 answer can be checked against the table without re-reading the grid, and
-its row label as `table_row`, which the broken-bridge audit reads.
+its row label as `table_row`, which the broken-bridge audit reads. A figure
+hop (a value a figure prints at a label, figure_walk.py) is no table: it keeps
+`figure_value`, JSON {label, value, figure}, and `table_row` (its label) for
+the same audit. A strict fork keeps its computed comparison on the Chain as
+`fork` (fork_walk.py: the operation, both parts, the answer).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from builders.chains.rounds import Outcome
 from builders.chains.verbalize import HopText
 from queries.corpus_view import CorpusView
+
+_FIGURE_LABEL = re.compile(r"^\s*(?:Figure|Fig\.)\s*[A-Za-z]?\d+", re.IGNORECASE)  # "Figure 3", "Fig. 4"
 
 
 def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[dict]]:
@@ -50,7 +57,10 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
         chain["right_with_all_evidence"] = emp.right_with_all
     hops, has_hop, uses, bridges_rows = [], [], {"Chunk": [], "Image": [], "Keypoint": []}, []
     cell = cand.table_cell
-    chain["table_hops"] = 1 if cell else 0
+    figure_facts = _figure_facts(view, cand)
+    chain["table_hops"] = 1 if cell and cand.hops[-1].label != "Image" else 0
+    chain["figure_hops"] = len(figure_facts)
+    chain["fork"] = json.dumps(cand.meta["fork"], ensure_ascii=False) if cand.meta.get("fork") else ""
     for i, hop in enumerate(cand.hops):
         text = draft.hops[i] if i < len(draft.hops) else HopText("", "")
         hop_id = f"{chain_id}:{i}"
@@ -68,7 +78,10 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
             "answer_without": emp.answers_without[i] if emp and i < len(emp.answers_without) else "",
             "right_without": bool(emp.right_without[i]) if emp and i < len(emp.right_without) else False,
         })
-        if cell and i == len(cand.hops) - 1:
+        if i in figure_facts:
+            hops[-1]["table_row"] = figure_facts[i]["label"]  # plain, for cypher/audits/broken_bridge.cypher
+            hops[-1]["figure_value"] = json.dumps(figure_facts[i], ensure_ascii=False)
+        elif cell and i == len(cand.hops) - 1:
             hops[-1]["table_row"] = cell.row_label  # plain, for cypher/audits/broken_bridge.cypher
             hops[-1]["table_cell"] = json.dumps({"row_label": cell.row_label, "column_label": cell.column_label,
                                                  "value": cell.value, "unit": cell.unit}, ensure_ascii=False)
@@ -81,6 +94,24 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
             bridges_rows.append({"s": hop_id, "d": hop.bridge})
     return {"chain": [chain], "hops": hops, "has_hop": has_hop, "uses_chunk": uses["Chunk"],
             "uses_image": uses["Image"], "uses_keypoint": uses["Keypoint"], "bridges": bridges_rows}
+
+
+def _figure_facts(view: CorpusView, cand) -> dict[int, dict]:
+    """Hop index -> {label, value, figure} for each hop answered or identified by a value a figure
+    prints: a figure walk's last hop (its "cell"), an image_initiated chain's first hop."""
+    out = {}
+    cell = cand.table_cell
+    last = len(cand.hops) - 1
+    if cell and cand.hops[last].label == "Image":
+        out[last] = {"label": cell.row_label, "value": cell.value}
+    fact = cand.meta.get("figure_fact")
+    if fact and cand.hops[fact["hop"]].label == "Image":
+        out[fact["hop"]] = {"label": fact["label"], "value": fact["value"]}
+    for i, facts in out.items():
+        node = view.nodes[cand.hops[i].node_id]
+        label = _FIGURE_LABEL.match(node.caption or "")
+        facts["figure"] = label.group().strip() if label else ""
+    return out
 
 
 def write_back(store, view: CorpusView, outcomes: list[Outcome], seq_start: int) -> None:

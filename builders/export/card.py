@@ -85,6 +85,8 @@ def _types_hops_modality(s: dict[str, Any]) -> list[str]:
         f"Table hops: **{s.get('table_hops', 0)}**. A table hop ends a text chain: its answer is one "
         "cell of a table, named by its row and column headers (`table_cell` in the hop: `row_label`, "
         "`column_label`, `value`), so it can be checked by finding that row and column in the table.",
+        f"Figure hops: **{s.get('figure_hops', 0)}**: a value a figure prints at one of its labels "
+        "(`figure_value` in the hop: `label`, `value`, `figure`), answered or used to identify a bridge.",
         "",
     ]
 

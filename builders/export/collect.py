@@ -194,6 +194,7 @@ def _record(chain: dict[str, Any], hops: list[dict[str, Any]], merged: set[str],
             "necessity_method": hop.get("necessity_method"),
             "evidence": h["evidence"],
             "table_cell": _table_cell(hop.get("table_cell"), hop["id"], warnings),
+            "figure_value": _figure_value(hop.get("figure_value"), hop["id"], warnings),
         })
 
     bridge_ids = _str_list(chain.get("bridge_entities")) or [s["bridge_entity_id"] for s in subqa
@@ -244,6 +245,16 @@ def _record(chain: dict[str, Any], hops: list[dict[str, Any]], merged: set[str],
         "status": chain.get("status"),
         "reject_reason": chain.get("reject_reason") or None,
     }
+
+
+def _figure_value(value: Any, hop_id: str, warnings: list[str]) -> dict[str, Any] | None:
+    fact = _json_value(value, None, f"hop {hop_id}: figure_value", warnings)
+    if fact is None:
+        return None
+    if not isinstance(fact, dict) or not all(isinstance(fact.get(k), str) for k in ("label", "value")):
+        warnings.append(f"hop {hop_id}: figure_value is not a label/value object; left out")
+        return None
+    return {"label": fact["label"], "value": fact["value"], "figure": fact.get("figure") or None}
 
 
 def _table_cell(value: Any, hop_id: str, warnings: list[str]) -> dict[str, Any] | None:

@@ -46,6 +46,14 @@ class Evidence(_Strict):
     description: str | None = Field(None, description="Image description (VLM, caption or alt text).")
 
 
+class FigureValue(_Strict):
+    """The value a figure prints at one of its labels: a figure hop's answer or identifying fact."""
+
+    label: str = Field(..., description="The printed label (a bar, a series, a node) as the figure prints it.")
+    value: str = Field(..., description="The number printed at that label, as printed.")
+    figure: str | None = Field(None, description="The figure's number as its caption gives it (\"Figure 3\").")
+
+
 class TableCell(_Strict):
     """The one cell a table hop's answer is: find the row, then the column, in the table of `evidence`."""
 
@@ -74,6 +82,8 @@ class SubQA(_Strict):
     necessity_method: str | None = None
     evidence: Evidence
     table_cell: TableCell | None = Field(None, description="For a hop answered by one table cell: that cell.")
+    figure_value: FigureValue | None = Field(None, description="For a figure hop answered or identified by a value "
+                                             "the figure prints at a label: that label and value (not a table).")
     keypoints: list[HopKeypoint] = Field(default_factory=list, description="Keypoints of the evidence that state "
                                          "the hop's answer (CHARGE Correctness/Coverage are scored on them).")
 

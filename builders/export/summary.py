@@ -40,7 +40,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     generators = Counter()
     prompt_versions: dict[str, set[str]] = defaultdict(set)
     docs, images = set(), set()
-    table_hops = 0
+    table_hops = figure_hops = 0
     for r in records:
         hops_by_type[r["graph_type"]][r["hops"]] += 1
         generators[r["generator"]["llm"] or "unknown"] += 1
@@ -54,6 +54,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
             evidence_kinds[s["evidence"].get("kind") or "unresolved"] += 1
             verification["hop_necessity"][_tri(s["necessary"])] += 1
             table_hops += s.get("table_cell") is not None
+            figure_hops += s.get("figure_value") is not None
             if s["evidence"].get("doc_id"):
                 docs.add(s["evidence"]["doc_id"])
             if s["evidence"].get("image_id"):
@@ -73,6 +74,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "modality_by_graph_type": {t: dict(sorted(c.items())) for t, c in sorted(modality_by_type.items())},
         "evidence_kinds": dict(sorted(evidence_kinds.items())),
         "table_hops": table_hops,
+        "figure_hops": figure_hops,
         "verification_share": {flag: _share(c, sum(c.values())) for flag, c in verification.items()},
         "generators": dict(sorted(generators.items())),
         "prompt_versions": {t: sorted(v) for t, v in sorted(prompt_versions.items())},

@@ -131,6 +131,7 @@ def test_stats_on_a_planted_dataset(falkor_store, tmp_path):
             "average_hops": pytest.approx(7 / 3, abs=1e-4),
             "share_3plus_hops": pytest.approx(1 / 3, abs=1e-4),
             "table_hops": 0,  # no planted hop is answered by a table cell
+            "figure_hops": 0,  # nor by a value a figure prints
         },
         "llm": {
             "runs": 3,

@@ -138,3 +138,29 @@ def test_a_fork_lists_its_shared_bridge_once():
     assert rows["chain"][0]["bridge_entities"] == ["x"]
     assert len(rows["bridges"]) == 2  # each hop still bridges
     assert not any(h["necessity_checked"] for h in rows["hops"])  # no verdict: nothing was checked
+
+
+def test_a_figure_hop_is_stored_as_a_figure_value_not_a_table_cell(falkor_store):
+    """A chain that ends in the value a chart prints at a label (figure_walk.py) keeps that label and
+    value as the hop's figure_value; the chain counts a figure hop and no table hop, and stats agree.
+    A strict fork keeps its computed comparison on the Chain."""
+    from builders.stats import quality_figures
+
+    view = corpus(falkor_store)
+    view.nodes["fig"] = EvidenceNode(id="fig", label="Image", doc_id="d2", text="chart",
+                                     caption="Fig. 2: Years the machines were designed.")
+    cell = {**CELL, "table_id": "fig", "column_label": "value printed in Fig"}
+    cand = Candidate("text_initiated_chain", [Hop("c1", "Chunk", "engine", "entity"), Hop("fig", "Image")],
+                     [(0, 1), (1, 2)], meta={"table_cell": cell, "fork": {"operation": "larger", "answer": "x",
+                                                                         "parts": []}})
+    draft = Draft(cand, [HopText("What machine?", "the Analytical Engine"), HopText("What year?", "1837")],
+                  "In what year was the machine Ada wrote on designed, per the chart?", "1837", "offline")
+    outcome = Outcome(draft, ChainVerdict(necessary=[True, True], method="offline"), "accepted")
+    rows = chain_rows(view, outcome, 1)
+    chain, last = rows["chain"][0], rows["hops"][1]
+    assert (chain["table_hops"], chain["figure_hops"]) == (0, 1) and "table_cell" not in last
+    assert json.loads(last["figure_value"]) == {"label": "Analytical Engine", "value": "1837", "figure": "Fig. 2"}
+    assert json.loads(chain["fork"])["answer"] == "x"
+    write_back(falkor_store, view, [outcome], seq_start=1)
+    quality = quality_figures(falkor_store)
+    assert (quality["table_hops"], quality["figure_hops"]) == (0, 1)

@@ -1,0 +1,297 @@
+"""Forks that ask one thing (issue 21): two branches, two values of one measure, one computed answer.
+
+A fork whose branches state facts of different kinds ("What is X's A, and what
+does figure F show about X's B?") is two questions joined by "and": a strict
+reader sees no multi-hop question, however the verifier rules on each item. So
+a strict run draws a fork only when its branches give *values of one kind*:
+
+* a branch fact is a number an evidence node ties to a named subject: a prose
+  sentence lists it beside the subject (values.tie_sentences), a figure prints
+  it at the subject's label (figure_walk.FigureIndex), or a caption writes it
+  beside the subject (`caption_facts`); a subject with two numbers in one node
+  has no fact there (which one would the question mean?);
+* two facts are of one kind when their values have one type and form
+  (`value_kind`: a percentage, a sum of money, a decimal score, a count, a
+  year) and one measure: the words that say what each number measures share a
+  content word (`measure_words`: "54% of summary bigrams", "87% bigram
+  overlap");
+* their subjects are one entity (the question asks the difference of its two
+  values) or two rivals of one kind, each value found in its own branch only
+  (the question asks which is larger, or earlier for years);
+* the answer is computed here from the two printed values (`comparison`) and
+  handed to the writer as the target with the operation; both parts stay on the
+  candidate (meta["fork"]) for provenance.
+
+multi_image_fork: two figures' facts of one kind, plus a text hop about the
+compared subject (the question describes the subject by that hop's fact).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from builders.chains.bridges import zipf
+from builders.chains.candidate import Candidate, Hop
+from builders.chains.name_forms import stem
+from builders.chains.question_words import value_label
+from builders.chains.statements import find_surface
+from builders.chains.values import MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, prose_values, tie_sentences
+
+COMMON_ZIPF = 5.5  # a word this frequent in English ("from", "more", "than") says nothing about a measure
+_MEASURE_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
+# A number right after a month is a day ("dated June 12"), one right after the name a part of it
+# ("Ethiopian Airlines Flight 302", "Revision 1"): neither is a value of the subject.
+_MONTH_BEFORE = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s*$")
+_CURRENCY = "$€£"
+
+
+@dataclass(frozen=True)
+class BranchFact:
+    """One number an evidence node ties to a subject."""
+
+    node_id: str
+    entity: str  # the subject's entity id
+    subject: str  # the subject's name, as the node prints it
+    value: str  # the number as printed ("54%", "$22,439", "41.2")
+    measure: frozenset[str]  # stems of the words that say what the number measures
+
+
+def value_kind(value: str) -> tuple[str, str, bool, bool] | None:
+    """(type, currency, percent, decimal) of a printed number; None when it is no value."""
+    v = value.strip()
+    currency = v[:1] if v[:1] in _CURRENCY else ""
+    label = value_label(v.lstrip(_CURRENCY), "$" if currency else "")
+    return (label, currency, v.endswith("%"), "." in v) if label else None
+
+
+def number(value: str) -> float | None:
+    try:
+        return float(value.strip().lstrip(_CURRENCY).rstrip("%").replace(",", ""))
+    except ValueError:
+        return None
+
+
+def is_tied_value(text: str, value: str) -> bool:
+    """Whether `value`, found in `text` (from the subject's name on), is a value of the subject: not a
+    day after a month, not a number run into the name with nothing between ("Flight 302")."""
+    at = text.find(value)
+    gap = text[:at] if at >= 0 else ""
+    return bool(value) and at >= 0 and not _MONTH_BEFORE.search(gap) and gap.strip() != ""
+
+
+def measure_words(text: str, subject: str = "") -> frozenset[str]:
+    """Stems of the uncommon words of `text` that are not the subject's own name."""
+    own = {stem(w.lower()) for w in _MEASURE_WORD.findall(subject)}
+    return frozenset(stem(w.lower()) for w in _MEASURE_WORD.findall(text)
+                     if zipf(w.lower()) < COMMON_ZIPF) - own
+
+
+def same_measure(a: BranchFact, b: BranchFact) -> bool:
+    """Two values of one type and form, said of one measure (a shared measure word)."""
+    kind = value_kind(a.value)
+    return kind is not None and kind == value_kind(b.value) and bool(a.measure & b.measure)
+
+
+def comparison(a: BranchFact, b: BranchFact, hops: tuple[int, int] = (0, 1)) -> dict | None:
+    """The one thing a fork of facts `a` and `b` asks, and its answer computed from the printed values:
+    one subject -> the difference of its two values; two subjects -> which is larger (years: earlier).
+    None when the values are equal or unreadable (no answer tells the branches apart)."""
+    x, y = number(a.value), number(b.value)
+    if x is None or y is None or x == y:
+        return None
+    parts = [{"hop": hops[0], "subject": a.subject, "value": a.value},
+             {"hop": hops[1], "subject": b.subject, "value": b.value}]
+    if a.entity == b.entity:
+        return {"operation": "difference", "answer": _difference(a.value, b.value, abs(x - y)), "parts": parts}
+    year = (value_kind(a.value) or ("",))[0] == "DATE"
+    first = (x < y) if year else (x > y)
+    winner = a if first else b
+    return {"operation": "earlier" if year else "larger", "answer": winner.subject, "parts": parts}
+
+
+def _difference(a: str, b: str, diff: float) -> str:
+    decimals = max(len(v.split(".")[1].rstrip("%")) if "." in v else 0 for v in (a, b))
+    text = f"{diff:,.{decimals}f}"
+    currency = a.strip()[:1] if a.strip()[:1] in _CURRENCY else ""
+    if a.strip().endswith("%"):
+        return f"{text} percentage points"
+    return f"{currency}{text}"
+
+
+def operation_text(fork: dict) -> str:
+    """What the final question asks, in words, for the writer (kg/prompts/verbalize_chain.md)."""
+    a, b = fork["parts"]
+    first = f'the value hop {a["hop"]} gives for "{a["subject"]}" ({a["value"]})'
+    second = f'the value hop {b["hop"]} gives for "{b["subject"]}" ({b["value"]})'
+    if fork["operation"] == "difference":
+        return f"the difference between {first} and {second}"
+    word = "earlier" if fork["operation"] == "earlier" else "larger"
+    return f"which is {word}: {first} or {second} (the answer names the subject)"
+
+
+def fork_hints(fork: dict, i: int, n_hops: int) -> dict:
+    """The verbalize payload's fork keys for hop i: its branch's value, and on the last hop the one
+    thing the question asks and its computed answer."""
+    hints = {}
+    for part in fork.get("parts", []):
+        if part["hop"] == i:
+            hints["branch_value"] = {"subject": part["subject"], "value": part["value"]}
+    if fork.get("identifies") == i:
+        hints["identifies_subject"] = "describe the compared subject by this hop's fact; never name it"
+    if i == n_hops - 1:
+        hints["ask_one_thing"] = operation_text(fork)
+        hints["target_answer"] = fork["answer"]
+    return hints
+
+
+class ForkSteps:
+    """A strict walker's forks (walkers.Walker's fork types ask this when `strict`)."""
+
+    TRIES = 8
+
+    def __init__(self, walker, figures=None):
+        self.walker = walker
+        self.figures = figures  # figure_walk.FigureIndex (printed label -> value rows), or None
+        self._text: list[BranchFact] | None = None
+        self._image: dict[str, list[BranchFact]] | None = None
+
+    # ---- facts ----------------------------------------------------------
+    def text_facts(self) -> list[BranchFact]:
+        if self._text is None:
+            self._text = [f for c in self.walker.chunks for f in self.chunk_facts(c)]
+        return self._text
+
+    def chunk_facts(self, chunk: str) -> list[BranchFact]:
+        w = self.walker
+        view = w.view
+        if not any(is_value(e) for e in view.mentions.get(chunk, ())):
+            return []
+        ents = [e for e in view.mentions.get(chunk, ()) if w.rules.specific(e)]
+        ties = tie_sentences(w.statements, chunk, ents)
+        counts: dict[str, int] = {}
+        for e, _v, _t in ties:
+            counts[e] = counts.get(e, 0) + 1
+        return [BranchFact(chunk, e, view.entity_name.get(e, e), view.entity_name.get(v, ""),
+                           measure_words(text, view.entity_name.get(e, "")))
+                for e, v, text in ties if counts[e] == 1 and is_tied_value(text, view.entity_name.get(v, ""))]
+
+    def image_facts(self) -> dict[str, list[BranchFact]]:
+        if self._image is None:
+            self._image = {}
+            for image in self.walker.images:
+                facts = self.figure_facts(image) + caption_facts(self.walker, image)
+                once = {}
+                for f in facts:  # a subject with two numbers here has none: which would the question mean?
+                    once[f.entity] = None if f.entity in once else f
+                kept = [f for f in once.values() if f is not None]
+                if kept:
+                    self._image[image] = kept
+        return self._image
+
+    def figure_facts(self, image: str) -> list[BranchFact]:
+        if self.figures is None:
+            return []
+        caption = self.walker.view.nodes[image].caption
+        out = []
+        for ent, rows in self.figures.rows_of_entity.items():
+            for img, row in rows:
+                if img == image and (img, row) in self.figures.cells:
+                    cell = self.figures.cells[(img, row)][0]
+                    out.append(BranchFact(image, ent, cell.row_label, cell.value, measure_words(caption, cell.row_label)))
+        return out
+
+    # ---- pairs ----------------------------------------------------------
+    def pair_ok(self, a: BranchFact, b: BranchFact) -> bool:
+        """One subject, or two rivals of one kind each of whose values only its own branch states."""
+        w = self.walker
+        if not same_measure(a, b) or a.node_id == b.node_id:
+            return False
+        if a.entity == b.entity:
+            return True
+        kind_ok = w.construction.same_kind(a.entity, b.entity) if w.construction is not None else \
+            w.view.entity_label.get(a.entity) == w.view.entity_label.get(b.entity)
+        return kind_ok and not w.names_overlap(a.entity, {b.entity}) \
+            and not self._states(a.node_id, b.entity) and not self._states(b.node_id, a.entity)
+
+    def _states(self, node_id: str, entity: str) -> bool:
+        """Whether `node_id` ties a number to `entity` too (it would answer the comparison alone)."""
+        facts = self.image_facts().get(node_id, []) if self.walker.view.nodes[node_id].label == "Image" \
+            else self.chunk_facts(node_id)
+        return any(f.entity == entity for f in facts)
+
+    def parallel(self) -> Candidate | None:
+        """parallel_visual_textual_fork: a figure's value and a text's value of one measure."""
+        w = self.walker
+        images = sorted(self.image_facts())
+        if not images:
+            w.died("fork: no figure ties a number to a named subject")
+            return None
+        for _ in range(self.TRIES):
+            image = w.rng.choice(images)
+            a = w.rng.choice(self.image_facts()[image])
+            options = [b for b in self.text_facts() if w.memory.fresh(b.node_id) and self.pair_ok(a, b)
+                       and w.compatible(b.node_id, [image])]
+            if not options:
+                w.died("fork: no text value of the figure value's kind and measure")
+                continue
+            b = w.rng.choice(options)
+            fork = comparison(a, b)
+            if fork is None:
+                w.died("fork: the two values are equal")
+                continue
+            hops = [Hop(image, "Image", a.entity, "entity"), Hop(b.node_id, "Chunk", b.entity, "entity")]
+            return Candidate("parallel_visual_textual_fork", hops, [(0, 2), (1, 2)], "", {"fork": fork})
+        return None
+
+    def multi_image(self) -> Candidate | None:
+        """multi_image_fork: two figures' values of one measure, and a text hop about the subject."""
+        w = self.walker
+        facts = [f for fs in self.image_facts().values() for f in fs]
+        pairs = [(a, b) for a in facts for b in facts if a.node_id < b.node_id and self.pair_ok(a, b)]
+        if not pairs:
+            w.died("fork: no two figures tie numbers of one measure to one subject or two rivals")
+            return None
+        for _ in range(self.TRIES):
+            a, b = w.rng.choice(pairs)
+            fork = comparison(a, b)
+            texts = [c for c in w.chunks_entered_by(a.entity) if w.memory.fresh(c)
+                     and w.compatible(c, [a.node_id, b.node_id]) and w.statements.partners(c, a.entity)
+                     and not self._states(c, a.entity) and not self._states(c, b.entity)]
+            if fork is None or not texts:
+                w.died("fork: no text hop about the compared subject that states neither value")
+                continue
+            fork["identifies"] = 2
+            hops = [Hop(a.node_id, "Image", a.entity, "entity"), Hop(b.node_id, "Image", b.entity, "entity"),
+                    Hop(w.rng.choice(texts), "Chunk")]
+            return Candidate("multi_image_fork", hops, [(0, 3), (1, 3), (2, 3)], "",
+                             {"fork": fork, "shared_entity": a.entity})
+        return None
+
+
+def caption_facts(walker, image: str) -> list[BranchFact]:
+    """Numbers an image's caption writes beside a subject it names ("LongT5 / BigBird were highly
+    extractive (87% / 74% ...)" is two subjects, one gap each): the first value within MAX_TIE_WORDS
+    words after the subject's name, with no other named subject between them. Years are no values."""
+    view = walker.view
+    caption = view.nodes[image].caption or ""
+    if not caption:
+        return []
+    ents = [e for e in sorted(view.mentions.get(image, ())) if walker.rules.specific(e)]
+    spans = {e: find_surface(walker.statements.names(e), caption) for e in ents}
+    spans = {e: s for e, s in spans.items() if s is not None}
+    out = []
+    for e, (start, end) in spans.items():
+        stop = min((s[0] for o, s in spans.items() if o != e and s[0] >= end), default=len(caption))
+        gap = caption[end:stop]
+        words = gap.split()[:MAX_TIE_WORDS]
+        window = " ".join(words)
+        values = [v for v in prose_values(window) if value_kind(v) and value_kind(v)[0] != "DATE"
+                  and is_tied_value(gap, v)]
+        if not values:
+            continue
+        at = window.find(values[0]) + len(values[0])
+        measure = window[:at].split() + window[at:].split()[:MEASURE_WORDS_AFTER]
+        name = caption[start:end]
+        out.append(BranchFact(image, e, name, values[0], measure_words(" ".join(measure), name)))
+    return out

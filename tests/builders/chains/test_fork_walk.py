@@ -1,0 +1,208 @@
+"""Forks that ask one thing (builders/chains/fork_walk.py): a chart's value and a text's value of one
+measure, drawn by a strict walker from a real PDF made with pymupdf and ingested into the embedded
+FalkorDB with spaCy and the real embedder; the comparison answer computed from the printed values."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pymupdf
+import pytest
+
+from kg.context import RunContext
+from testing_support import make_settings
+from tests.kg.ingest.pdf.pdf_maker import CHART_BARS, CHART_PROSE, HEIGHT, WIDTH, line, paragraph, save
+
+# The text states Tessaline's accuracy on another split: one subject, two values of one measure.
+SPLIT_PROSE = ("On the summer split of the harbour traffic benchmark, Tessaline reaches an accuracy of 66.8 "
+               "after retraining on the pilot boarding records.")
+# Who built each model: the text hop of an image_initiated chain (the chart names the model by its value).
+BUILDERS_PROSE = ("Tessaline was built by the Maritime Forecast Office in Aberdeen. "
+                  "Korvex was built by Dunmore Logistics for its container terminal.")
+
+
+class Quiet:
+    def print(self, *args, **kwargs):
+        pass
+
+
+SPRING_BARS = (("Tessaline", 62.5), ("Korvex", 70.3), ("Brumhal", 57.1), ("Ostrander", 60.6))
+
+
+def draw_chart(page, bars, axis: float, caption: str) -> None:
+    """A vector bar chart: each bar's value printed above it, its name below, and a caption."""
+    page.draw_line((80, axis), (440, axis), width=1)
+    for i, (name, value) in enumerate(bars):
+        x = 100 + 85 * i
+        bar_top = axis - (value - 40) * 4
+        page.draw_rect(pymupdf.Rect(x, bar_top, x + 50, axis), color=(0, 0, 0), fill=(0.5, 0.5, 0.8))
+        for text, y in ((str(value), bar_top - 3), (name, axis + 10)):
+            page.insert_text((x + 25 - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
+    line(page, axis + 30, caption)
+
+
+def chart_with_value_report(path):
+    """Prose (one sentence gives Tessaline's accuracy on another split), a vector bar chart that prints
+    each model's accuracy on the winter split above its bar, who built the models, and a second chart of
+    the spring split."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "Forecasting models for harbour traffic", 16)
+    line(page, 90, "1 Introduction", 12)
+    top = 100
+    for text in (*CHART_PROSE, SPLIT_PROSE):
+        top = paragraph(page, top, text) + 6
+    draw_chart(page, CHART_BARS, 460, "Figure 1: Accuracy of the four models on the winter split.")
+    page = doc.new_page(width=WIDTH, height=HEIGHT)  # away from the charts: their page text is not their own
+    line(page, 60, "2 The models", 12)
+    paragraph(page, 80, BUILDERS_PROSE)
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "3 Seasons", 12)
+    draw_chart(page, SPRING_BARS, 400, "Figure 2: Accuracy of the four models on the spring split.")
+    return save(doc, path, title="Forecasting models for harbour traffic")
+
+
+@pytest.fixture
+def fork_view(falkor_store, tmp_path):
+    from kg.pipeline import run_ingest
+    from queries.corpus_view import load_corpus_view
+
+    settings = make_settings(tmp_path / ".hopgraph")
+    doc = chart_with_value_report(tmp_path / "harbour.pdf")
+    assert run_ingest(RunContext.open(settings, falkor_store, console=Quiet()), [doc]).failed == 0
+    return load_corpus_view(falkor_store), settings, falkor_store
+
+
+def _walker(view, settings, store, strict=True, seed=1):
+    from builders.chains.generate import make_walker
+
+    settings.generate.min_hops, settings.generate.max_hops = 2, 2
+    return make_walker(view, settings, random.Random(seed), store, strict=strict)
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_fork_compares_two_values_of_one_measure_and_asks_one_thing(fork_view):
+    """The chart prints 71.4 at Tessaline, the text says Tessaline reaches 66.8 on another split: the
+    fork asks their difference, 4.6, computed from the printed values; the writer is told to ask that
+    one thing and gets the answer as its target; both parts stay on the candidate."""
+    from builders.chains.requests import verbalize_request
+
+    view, settings, store = fork_view
+    walker = _walker(view, settings, store)
+    drawn = [c for c in (walker.sample("parallel_visual_textual_fork") for _ in range(20)) if c is not None]
+    assert drawn, f"no fork drawn: {dict(walker.deaths)}"
+    answers = {"71.4": "4.6", "62.5": "4.3"}  # each chart's Tessaline against the text's 66.8
+    for cand in drawn:
+        fork = cand.meta["fork"]
+        (subject_a, value_a), part_b = [(p["subject"], p["value"]) for p in fork["parts"]]
+        assert subject_a == "Tessaline" and part_b == ("Tessaline", "66.8")
+        assert fork["operation"] == "difference" and fork["answer"] == answers[value_a]
+        assert [h.label for h in cand.hops] == ["Image", "Chunk"] and cand.structure == [(0, 2), (1, 2)]
+        assert walker.construction.check(cand).reason == ""
+    first = next(c for c in drawn if c.meta["fork"]["answer"] == "4.6")  # the winter chart's
+    settings.llm.base_url = "http://127.0.0.1:9"  # a strict run's request; nothing is sent
+    user = verbalize_request(view, first, settings).messages[-1]["content"]
+    hops = json.loads(user[user.index("["):user.rindex("]") + 1])
+    assert hops[0]["branch_value"] == {"subject": "Tessaline", "value": "71.4"}
+    assert hops[1]["branch_value"] == {"subject": "Tessaline", "value": "66.8"}
+    assert hops[1]["target_answer"] == "4.6" and hops[1]["ask_one_thing"].startswith("the difference between")
+    assert "66.8" in hops[1]["evidence"]
+    # Printed text runs in reading order; the evidence also says which value stands at which label.
+    assert 'Values printed at labels (by position): "Tessaline": 71.4; "Korvex": 68.2' in hops[0]["evidence"]
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_run_draws_no_fork_of_facts_of_two_kinds(fork_view):
+    """Offline the old fork joins any fact of the figure with any fact of the text; a strict walker
+    draws only forks whose two branch values share type, form and measure, and none when the text's
+    value is of another kind."""
+    from builders.chains.fork_walk import same_measure
+
+    view, settings, store = fork_view
+    walker = _walker(view, settings, store)
+    facts = walker.forks.text_facts()
+    figure = [f for fs in walker.forks.image_facts().values() for f in fs]
+    assert {(f.subject, f.value) for f in figure} >= {(n, str(v)) for n, v in CHART_BARS[:1]}
+    for _ in range(20):
+        cand = walker.sample("parallel_visual_textual_fork")
+        if cand is not None:
+            a, b = cand.meta["fork"]["parts"]
+            assert a["value"] != b["value"]
+    # Every pair the walker may join is of one measure; a count of ports is not.
+    other = [f for f in facts if f.value == "66.8"][0]
+    assert all(same_measure(a, other) for a in figure if walker.forks.pair_ok(a, other))
+    from builders.chains.fork_walk import BranchFact
+
+    ports = BranchFact(other.node_id, other.entity, "Tessaline", "3", frozenset({"port"}))
+    assert not any(walker.forks.pair_ok(a, ports) for a in figure)
+
+
+def test_the_comparison_answer_is_computed_from_the_printed_values():
+    from builders.chains.fork_walk import BranchFact, comparison, is_tied_value, same_measure, value_kind
+
+    acc = frozenset({"accuracy"})
+    a = BranchFact("img", "e1", "Tessaline", "71.4", acc)
+    b = BranchFact("c1", "e2", "Korvex", "68.2", acc)
+    assert comparison(a, b) == {"operation": "larger", "answer": "Tessaline",
+                                "parts": [{"hop": 0, "subject": "Tessaline", "value": "71.4"},
+                                          {"hop": 1, "subject": "Korvex", "value": "68.2"}]}
+    same = BranchFact("c1", "e1", "Tessaline", "66.8", acc)
+    assert comparison(a, same)["answer"] == "4.6"
+    pct = (BranchFact("i", "p", "PubMed", "87%", frozenset({"bigram"})),
+           BranchFact("c", "p", "PubMed", "54%", frozenset({"bigram"})))
+    assert comparison(*pct)["answer"] == "33 percentage points"
+    money = (BranchFact("i", "x", "Plan A", "$1,200", frozenset({"cost"})),
+             BranchFact("c", "x", "Plan A", "$950", frozenset({"cost"})))
+    assert comparison(*money)["answer"] == "$250"
+    years = (BranchFact("i", "x", "Ruvo", "1998", frozenset({"founded"})),
+             BranchFact("c", "y", "Kest", "1987", frozenset({"founded"})))
+    assert comparison(*years) == {**comparison(*years), "operation": "earlier", "answer": "Kest"}
+    assert comparison(a, BranchFact("c", "e2", "Korvex", "71.4", acc)) is None  # a tie tells nothing apart
+    # One kind: a decimal score is no rival of a count or a percentage, nor of another measure.
+    assert value_kind("71.4") != value_kind("12") and value_kind("54%") != value_kind("54")
+    assert not same_measure(a, BranchFact("c", "e2", "Korvex", "68.2", frozenset({"latency"})))
+    # A day after a month and a number run into a name are no values of the subject.
+    assert not is_tied_value(" dated June 12", "12") and not is_tied_value(" 302 crashed", "302")
+    assert is_tied_value(" reaches an accuracy of 66.8 after", "66.8")
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_image_initiated_chain_starts_from_the_value_only_the_chart_prints(fork_view):
+    """The chart identifies its bridge by the value printed at its bar (no other bar has it); the text
+    hop that follows names the bridge among its rivals, so neither hop answers alone; the figure's fact
+    is kept on the candidate and exported as the hop's figure_value, not as a table cell."""
+    from builders.chains.writeback import _figure_facts
+
+    view, settings, store = fork_view
+    walker = _walker(view, settings, store, seed=3)
+    drawn = [c for c in (walker.sample("image_initiated_chain") for _ in range(30)) if c is not None]
+    assert drawn, f"no image_initiated chain: {dict(walker.deaths)}"
+    for cand in drawn:
+        assert [h.label for h in cand.hops] == ["Image", "Chunk"]
+        fact = cand.meta["figure_fact"]
+        chart = "Figure 1" if (fact["label"], fact["value"]) in {(n, str(v)) for n, v in CHART_BARS} else "Figure 2"
+        assert (fact["label"], fact["value"]) in {(n, str(v)) for n, v in (*CHART_BARS, *SPRING_BARS)}
+        assert view.entity_name[cand.hops[0].bridge] == fact["label"]
+        assert _figure_facts(view, cand) == {0: {"label": fact["label"], "value": fact["value"], "figure": chart}}
+        assert cand.table_cell is None
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_multi_image_fork_compares_two_charts_through_a_text_hop(fork_view):
+    """Two charts print accuracies of one measure for the same models: the fork compares one model's two
+    values, and its text hop (who built the model, no number) is how the question names the model."""
+    view, settings, store = fork_view
+    walker = _walker(view, settings, store, seed=4)
+    drawn = [c for c in (walker.sample("multi_image_fork") for _ in range(20)) if c is not None]
+    assert drawn, f"no multi_image_fork: {dict(walker.deaths)}"
+    bars = {name: (str(w), str(s)) for (name, w), (_, s) in zip(CHART_BARS, SPRING_BARS)}
+    for cand in drawn:
+        fork = cand.meta["fork"]
+        assert [h.label for h in cand.hops] == ["Image", "Image", "Chunk"] and fork["identifies"] == 2
+        (a, va), (b, vb) = [(p["subject"], p["value"]) for p in fork["parts"]]
+        assert a == b and {va, vb} == set(bars[a]) and fork["operation"] == "difference"
+        assert fork["answer"] == f"{abs(float(va) - float(vb)):.1f}"
+        assert view.entity_name[cand.meta["shared_entity"]] == a
+        assert "Tessaline was built" in view.nodes[cand.hops[2].node_id].text or \
+            "Korvex was built" in view.nodes[cand.hops[2].node_id].text
