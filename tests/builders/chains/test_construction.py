@@ -137,6 +137,28 @@ def test_the_same_bridges_or_last_hop_are_drawn_once_and_drops_are_counted(view)
     assert sum(report.prechecked.values()) == 2
 
 
+def test_a_dropped_candidate_drawn_again_is_counted_apart_not_as_a_new_drop(view):
+    """A walk with few ways out redraws the candidate the pre-check dropped (on a markdown + wiki set,
+    one table chain 259 times): its reason is counted once, the redraws apart, and it is not checked again."""
+    from collections import Counter
+
+    from builders.chains.sampling import DRAWN_AGAIN, distinct
+
+    class Walker:
+        strict = True
+
+    class Report:
+        prechecked: Counter = Counter()
+
+    walker, report, seen = Walker(), Report(), set()
+    walker.construction = construction(view)
+    for _ in range(3):
+        assert not distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)
+    [(reason, once)] = [(r, n) for r, n in report.prechecked.items() if r != DRAWN_AGAIN]
+    assert "rival" in reason and once == 1 and report.prechecked[DRAWN_AGAIN] == 2
+    assert distinct(walker, serial(("c1", HMI), ("c8", ""), answer=ARV), seen, report)  # another chain still passes
+
+
 def test_a_strict_walker_draws_only_candidates_that_pass(view):
     import random
 
