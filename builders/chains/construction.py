@@ -157,8 +157,8 @@ class ChainConstruction:
             c.answer_rival_names = sorted(rivals)[:6]
             if not c.reason and c.answer_rivals < self.min_answer_rivals:
                 c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
-            if not c.reason and cand.table_cell is not None and len(self._other_rows(cand.table_cell)) < MIN_ROW_RIVALS:
-                c.reason = "pre-check: the table has fewer than 3 answerable rows (its row is found by elimination)"
+            if not c.reason and cand.table_cell is not None:
+                c.reason = self._table_answer(cand.table_cell)
         earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
                               + self.names(cand.answer_entity))
         last = cand.hops[-1].node_id
@@ -166,6 +166,13 @@ class ChainConstruction:
         if not c.reason and c.last_rank == 1 and len(cand.hops) > 1:
             c.reason = "pre-check: the earlier hops' facts retrieve the last hop first"
         return c
+
+    def _table_answer(self, cell: TableCell) -> str:
+        if len(self._other_rows(cell)) < MIN_ROW_RIVALS:
+            return "pre-check: the table has fewer than 3 answerable rows (its row is found by elimination)"
+        if self._cells_of(cell).same_value_rows(cell):  # "256" in four of five rows of a hyperparameter table
+            return "pre-check: another row of the table has the same value (the bridge picks no one answer)"
+        return ""
 
     @staticmethod
     def _hop_reason(i: int, c: Construction) -> str:

@@ -88,3 +88,30 @@ def test_a_footnote_run_into_a_sentence_is_not_prose():
     assert not clean_text("Clusters are built to reflect how authors tend to view their 20Used to determine "
                           "PDF page number and page dimensions.")
     assert clean_text("The model has 12 Transformer layers and 110M parameters.")
+
+
+# NIST SP 800-223 (bundled corpus) as the PDF reader gives it: its bullets run on one line.
+NIST_LIST = ("HPC systems are shared by many research groups. • Management network: The management network is a "
+             "dedicated network that allows system administrators to remotely control, monitor, and configure "
+             "computer nodes in an HPC system. • Granular access control on databases: Since different research "
+             "groups may have a need to know for different portions of data, granular access control capabilities "
+             "are necessary. • Party descriptions.")
+MARKDOWN_LIST = ("The converter handles several formats:\n- Docling parses PDF documents with a layout model.\n"
+                 "- The HTML backend reads web pages as they are.")
+
+
+def test_list_items_are_sentences_of_their_own_in_strict_runs():
+    from builders.chains.statements import node_sentences, quotable
+
+    quoted = [s for s in node_sentences(NIST_LIST, list_items=True) if not quotable(s)[1]]
+    assert quoted == [
+        "HPC systems are shared by many research groups.",
+        "Management network: The management network is a dedicated network that allows system administrators "
+        "to remotely control, monitor, and configure computer nodes in an HPC system.",
+        "Granular access control on databases: Since different research groups may have a need to know for "
+        "different portions of data, granular access control capabilities are necessary."]  # not "Party descriptions."
+    items = node_sentences(MARKDOWN_LIST, list_items=True)
+    assert "Docling parses PDF documents with a layout model." in items
+    assert "The HTML backend reads web pages as they are." in items
+    # Offline the pieces stay as they were: the run-on line is one unquotable "bullet".
+    assert [quotable(s)[1] for s in node_sentences(NIST_LIST)] == ["bullet"]
