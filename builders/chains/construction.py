@@ -70,6 +70,7 @@ MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is
 NOT_SHARED_ENOUGH = frozenset({"GPE", "LOC", "NORP", "DATE", "TIME"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
+_OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -380,13 +381,16 @@ class ChainConstruction:
         return ""
 
     def _table_bridge(self, cand: Candidate) -> str:
-        """A table bridge must be the row's own name: not a count row ("# Layers") or an ordinary word."""
+        """A table bridge must be the row's own name: not a count row ("# Layers"), a row the table marks as
+        the authors' own, or an ordinary word."""
         cell = cand.table_cell
         if cell is None:
             return ""
         name = self.view.entity_name.get(cand.hops[-2].bridge, "")
         if _COUNT_LABEL.match(cell.row_label):
             return "pre-check: the table bridge is a count row's label"
+        if _OURS.search(cell.row_label):  # "MLA (Ours)": a paper's own row is found without the bridge
+            return "pre-check: the table bridge is the row marked as the authors' own"
         if ordinary_word(name):
             return "pre-check: the table bridge is an ordinary word"
         return ""

@@ -109,6 +109,9 @@ def test_table_bridges_must_be_the_rows_own_name(view):
     check = construction(view).check
     count_row = TableCell("gulfs", "# Layers", "Model A", "24").to_meta()
     assert "count row" in check(serial(("c1", HMI), ("gulfs", ""), answer="", meta={"table_cell": count_row})).reason
+    # DeepSeek-V2's Table 1 (dev9): "MLA (Ours)" is found among MHA, GQA and MQA without hop 0.
+    ours = TableCell("gulfs", "Gulf of Riga (Ours)", "Capability", "Stronger").to_meta()
+    assert "authors' own" in check(serial(("c1", HMI), ("gulfs", ""), answer="", meta={"table_cell": ours})).reason
     word = TableCell("gulfs", "Layers", "Model A", "24").to_meta()
     c = check(Candidate("text_chain", [Hop("c1", "Chunk", "layers", "entity"), Hop("gulfs", "Chunk")],
                         [(0, 1), (1, 2)], "", {"table_cell": word}))
