@@ -194,8 +194,12 @@ class StatementIndex:
         start, end = min(a[0], b[0]), max(a[1], b[1])
         if need_verb and not _verb_outside([v for v in sentence.verbs if start <= v[0] < end], [a, b]):
             return None
-        if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(":
-            return None  # a blank that runs on, or a bridge that is an acronym's definition
+        if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(" \
+                or _CITED.match(sentence.text[a[1]:a[1] + 30]):
+            # A blank that runs on, a bridge that is an acronym's definition, or one that is an author
+            # in a citation ("Beltagy et al. (2019) report ..."): a reference, not a fact, whose "rivals"
+            # would be other cited authors.
+            return None
         # A specific third entity in the quote would be a way around the hop:
         # start the quote after it, or give up on this sentence.
         leaks = [sp[0] for e, sp in sentence.spans.items() if e not in (incoming, target) and leaky(e)]

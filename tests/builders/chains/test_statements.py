@@ -115,3 +115,17 @@ def test_list_items_are_sentences_of_their_own_in_strict_runs():
     assert "The HTML backend reads web pages as they are." in items
     # Offline the pieces stay as they were: the run-on line is one unquotable "bullet".
     assert [quotable(s)[1] for s in node_sentences(NIST_LIST)] == ["bullet"]
+
+
+def test_an_author_in_a_citation_stands_in_no_relation(statements):
+    from builders.chains.statements import Sentence
+
+    # S2ORC (bundled corpus), a list item: the cited author would pass for a rival of "BERT-Base".
+    text = "Beltagy et al. (2019) report a pretraining corpus of biomedical and computer science papers."
+    cited = Sentence(text, {"beltagy": (0, 7), "pretraining corpus": (31, 49)}, [(22, 28)])
+    assert statements._relation_in(cited, (0, 7), (31, 49), "beltagy", "pretraining corpus", True,
+                                   lambda e: True) is None
+    plain = "Iz Beltagy reported a pretraining corpus of biomedical and computer science papers."
+    named = Sentence(plain, {"iz beltagy": (0, 10), "pretraining corpus": (22, 40)}, [(11, 19)])
+    assert statements._relation_in(named, (0, 10), (22, 40), "iz beltagy", "pretraining corpus", True,
+                                   lambda e: True) is not None
