@@ -70,6 +70,7 @@ MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is
 NOT_SHARED_ENOUGH = frozenset({"GPE", "LOC", "NORP", "DATE", "TIME"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
+_OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -157,8 +158,8 @@ class ChainConstruction:
             c.answer_rival_names = sorted(rivals)[:6]
             if not c.reason and c.answer_rivals < self.min_answer_rivals:
                 c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
-            if not c.reason and cand.table_cell is not None and len(self._other_rows(cand.table_cell)) < MIN_ROW_RIVALS:
-                c.reason = "pre-check: the table has fewer than 3 answerable rows (its row is found by elimination)"
+            if not c.reason and cand.table_cell is not None:
+                c.reason = self._table_answer(cand.table_cell)
         earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
                               + self.names(cand.answer_entity))
         last = cand.hops[-1].node_id
@@ -166,6 +167,13 @@ class ChainConstruction:
         if not c.reason and c.last_rank == 1 and len(cand.hops) > 1:
             c.reason = "pre-check: the earlier hops' facts retrieve the last hop first"
         return c
+
+    def _table_answer(self, cell: TableCell) -> str:
+        if len(self._other_rows(cell)) < MIN_ROW_RIVALS:
+            return "pre-check: the table has fewer than 3 answerable rows (its row is found by elimination)"
+        if self._cells_of(cell).same_value_rows(cell):  # "256" in four of five rows of a hyperparameter table
+            return "pre-check: another row of the table has the same value (the bridge picks no one answer)"
+        return ""
 
     @staticmethod
     def _hop_reason(i: int, c: Construction) -> str:
@@ -373,13 +381,16 @@ class ChainConstruction:
         return ""
 
     def _table_bridge(self, cand: Candidate) -> str:
-        """A table bridge must be the row's own name: not a count row ("# Layers") or an ordinary word."""
+        """A table bridge must be the row's own name: not a count row ("# Layers"), a row the table marks as
+        the authors' own, or an ordinary word."""
         cell = cand.table_cell
         if cell is None:
             return ""
         name = self.view.entity_name.get(cand.hops[-2].bridge, "")
         if _COUNT_LABEL.match(cell.row_label):
             return "pre-check: the table bridge is a count row's label"
+        if _OURS.search(cell.row_label):  # "MLA (Ours)": a paper's own row is found without the bridge
+            return "pre-check: the table bridge is the row marked as the authors' own"
         if ordinary_word(name):
             return "pre-check: the table bridge is an ordinary word"
         return ""

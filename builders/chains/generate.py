@@ -24,11 +24,12 @@ from builders.chains.figure_walk import FigureSteps, read_figures
 from builders.chains.fork_walk import ForkSteps
 from builders.chains.requests import verbalize_request
 from builders.chains.rounds import Outcome, llm_round, offline_round
-from builders.chains.statements import StatementIndex, spacy_verbs
+from builders.chains.statements import StatementIndex
 from builders.chains.sampling import RoundDraw
 from builders.chains.shortcuts import CorpusIndex, load_vectors
 from builders.chains.tables import TableIndex, name_table_rows
 from builders.chains.values import name_prose_values
+from builders.chains.verbs import spacy_verbs
 from builders.chains.walkers import Candidate, Walker, infeasible_reason
 from builders.chains.writeback import write_back
 from kg.config import Settings
@@ -118,7 +119,9 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
         tables.reindex()  # the row labels just made entities name their rows
         name_prose_values(view, roles)  # numbers in prose: answers of pairings, facts of forks
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
-    statements = StatementIndex(view, rules, spacy_verbs(settings.entities.spacy_model))
+    # Strict: agent participles are verbs and list items sentences (verbs.py, statements.py); offline as before.
+    verbs = spacy_verbs(settings.entities.spacy_model, agents=strict)
+    statements = StatementIndex(view, rules, verbs, list_items=strict)
     walker = Walker(view, rng, cfg.min_hops, cfg.max_hops, cfg.near_duplicate_score, statements=statements,
                     table_share=cfg.table_share, tables=tables)
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)

@@ -19,6 +19,10 @@ from builders.chains.walkers import Candidate, Walker
 from queries.corpus_view import CorpusView
 
 MAX_EMPTY_SAMPLES = 400  # consecutive failed samples of one type before it is declared exhausted
+# A candidate the pre-check dropped, drawn again: counted apart, so the reasons count distinct
+# candidates. A walk with few ways out redraws the same one (a markdown + wiki set: one table
+# chain dropped 259 times in one round, which read as 259 candidates worded in a later hop).
+DRAWN_AGAIN = "drawn again after the pre-check dropped it"
 MAX_RELAXED = 2  # times the caps are relaxed (to n x 3, then n x 4) before a run stops for want of chains
 
 
@@ -130,11 +134,15 @@ def path_keys(cand: Candidate) -> list[tuple]:
 def distinct(walker: Walker, cand: Candidate, seen: set[tuple] | None, report) -> bool:
     """With `walker.strict` (an LLM will be paid for it): a path not drawn before this run that
     passes the construction pre-check (construction.py), its figures kept on the candidate; a
-    candidate either faults is dropped and counted in report.prechecked by reason. Offline, every
+    candidate either faults is dropped and counted in report.prechecked by reason (once: a dropped
+    candidate drawn again is counted as DRAWN_AGAIN). Offline, every
     candidate passes (dedup judges repeats; generate records the figures of the chains it keeps)."""
     keys = path_keys(cand) if getattr(walker, "strict", False) else []  # offline: dedup judges repeats
     if seen is not None and any(k in seen for k in keys):
         _count(report, "same bridges or same last hop as an earlier chain")
+        return False
+    if seen is not None and ("dropped", cand.id) in seen:
+        _count(report, DRAWN_AGAIN)
         return False
     construction = getattr(walker, "construction", None)
     if construction is not None and walker.strict:
@@ -142,6 +150,8 @@ def distinct(walker: Walker, cand: Candidate, seen: set[tuple] | None, report) -
         cand.meta["construction"] = figures.to_dict()
         if figures.reason:
             _count(report, figures.reason.split(": ", 1)[-1])
+            if seen is not None:
+                seen.add(("dropped", cand.id))
             return False
     if seen is not None:
         seen.update(keys)

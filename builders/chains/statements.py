@@ -11,7 +11,7 @@ A hop's sub-question comes from one statement of its own evidence:
 The walkers use the same index to choose bridges, so every sampled chain can
 be verbalized: hop i+1 is entered through an entity that stands in a relation
 with hop i's target inside one sentence. Verbs come from spaCy's
-part-of-speech tags (the project's entity pipeline, kg.enrich.entities).
+part-of-speech tags (the project's entity pipeline, kg.enrich.entities; verbs.py).
 """
 
 from __future__ import annotations
@@ -20,35 +20,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 
 from builders.chains.bridges import BridgeRules, clean_text
+from builders.chains.verbs import VerbFinder
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 
 MAX_RELATION_WORDS = 25
 FIRST_WORDS = (6, 40)
-
-# texts -> per text, the (start, end) character offsets of its verbs
-VerbFinder = Callable[[list[str]], list[list[tuple[int, int]]]]
-
-
-def spacy_verbs(model: str = "en_core_web_sm") -> VerbFinder:
-    """Verb offsets from spaCy's tagger alone: the fine-grained tag is all we
-    need, so parser, NER and the attribute ruler (which maps tags to coarse
-    POS) are not even loaded. Same verbs on 985 sentences, 2.2x faster."""
-    from kg.enrich.entities import load_pipeline
-
-    keep = frozenset({"tok2vec", "tagger"})
-    nlp = load_pipeline(model, keep)
-    disabled = [p for p in nlp.pipe_names if p not in keep]
-
-    def find(texts: list[str]) -> list[list[tuple[int, int]]]:
-        return [[(t.idx, t.idx + len(t.text)) for t in doc if t.tag_ in FINITE_TAGS]
-                for doc in nlp.pipe(texts, disable=disabled)]
-
-    return find
-
 
 @dataclass
 class Sentence:
@@ -95,8 +74,10 @@ def _whole_word(name: str) -> re.Pattern:
 class StatementIndex:
     """Per-node sentences with the entities they name, computed lazily and cached."""
 
-    def __init__(self, view: CorpusView, rules: BridgeRules, verbs: VerbFinder | None = None):
+    def __init__(self, view: CorpusView, rules: BridgeRules, verbs: VerbFinder | None = None,
+                 list_items: bool = False):
         self.view = view
+        self.list_items = list_items  # list items are sentences of their own (node_sentences; strict runs)
         self.rules = rules
         self.verbs = verbs
         self._sentences: dict[str, list[Sentence]] = {}
@@ -126,7 +107,7 @@ class StatementIndex:
         entities = sorted(self.view.mentions.get(node_id, ()))
         out: list[Sentence] = []
         prose = self.view.nodes[node_id].label != "Image"  # captions and image descriptions are noun phrases
-        for text in node_sentences(node.text):
+        for text in node_sentences(node.text, self.list_items):
             text, why = quotable(text, prose)
             if why:
                 self.rejected[why] += 1
@@ -213,8 +194,12 @@ class StatementIndex:
         start, end = min(a[0], b[0]), max(a[1], b[1])
         if need_verb and not _verb_outside([v for v in sentence.verbs if start <= v[0] < end], [a, b]):
             return None
-        if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(":
-            return None  # a blank that runs on, or a bridge that is an acronym's definition
+        if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(" \
+                or _CITED.match(sentence.text[a[1]:a[1] + 30]):
+            # A blank that runs on, a bridge that is an acronym's definition, or one that is an author
+            # in a citation ("Beltagy et al. (2019) report ..."): a reference, not a fact, whose "rivals"
+            # would be other cited authors.
+            return None
         # A specific third entity in the quote would be a way around the hop:
         # start the quote after it, or give up on this sentence.
         leaks = [sp[0] for e, sp in sentence.spans.items() if e not in (incoming, target) and leaky(e)]
@@ -289,6 +274,9 @@ _FOOTNOTE = re.compile(r"(?<=[a-z)][,;)])\d{1,2}(?=\s)|(?<=[a-z]{3}\.)\d{1,2}(?=
 _BULLET = re.compile(r"[\u2022\u25aa\u25cf\u25e6\u25a0\u25a1\u2023\u2043\u00b7\u27a2\uf0b7]|^[-*\u2013]\s")
 _SECTION_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*(?:\.\s|\s+[A-Z])|^[A-Z]\.\d")
 _PANEL_LABEL = re.compile(r"^\(?[a-h]\)\s")  # "(c) Attention weights ...": a figure panel's label
+# Where a list item starts: a bullet glyph anywhere (not the middle dot, which is also a product
+# sign), or a markdown / plain-text marker at the start of a line.
+_LIST_ITEM = re.compile(r"\s*[\u2022\u25aa\u25cf\u25e6\u25a0\u25a1\u2023\u2043\u27a2\uf0b7]\s*|(?:^|\n)[ \t]*[-*\u2013][ \t]+")
 _PANEL_START = re.compile(r"(?<=[.;:])\s+(?=\(?[a-h]\)\s)")
 _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
 
@@ -323,11 +311,21 @@ def evidence_window(text: str, max_chars: int = 1500, keep: list[str] | tuple[st
     return window if len(window) <= max_chars else window[:max_chars].rsplit(" ", 1)[0]
 
 
-def node_sentences(text: str) -> list[str]:
+def node_sentences(text: str, list_items: bool = False) -> list[str]:
     """A node's sentences, paragraph by paragraph: a chunk's heading ("4.1 Participants") is
     its own paragraph, never run into the first sentence; a figure panel's label after a
-    sentence ("... positive. (c) Illustrates ...") starts a piece of its own."""
-    return [sentence for paragraph in re.split(r"\n\s*\n", text or "")
+    sentence ("... positive. (c) Illustrates ...") starts a piece of its own.
+
+    `list_items` (strict runs): a list item is a piece of its own, its marker taken off. A
+    PDF's bullets run into one line with the sentence before them ("... visual counting. • A
+    score of <5 ..."), and a markdown list is one paragraph, so every sentence of a list, and
+    the one before it, was a "bullet" and unquotable (49 sentences of the bundled PDFs, 157
+    of pdf3's, most of a filing's or handbook's facts). An item is then judged like any sentence:
+    "• Party descriptions." is still no statement. Offline the pieces stay as they were (the demo)."""
+    paragraphs = re.split(r"\n\s*\n", text or "")
+    if list_items:
+        paragraphs = [item for p in paragraphs for item in _LIST_ITEM.split(p) if item.strip()]
+    return [sentence for paragraph in paragraphs
             for part in _PANEL_START.split(paragraph)
             for sentence in split_sentences(part, collapse_whitespace=True)]
 
@@ -362,7 +360,6 @@ def quotable(text: str, prose: bool = True) -> tuple[str, str]:
     if not clean_text(text):
         return "", "markup or furniture"
     return text, ""
-FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})  # a verb that makes a statement, not a participle
 
 
 def _clause_starts(text: str, before: int) -> list[int]:

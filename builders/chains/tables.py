@@ -234,6 +234,12 @@ class TableIndex:
         return [c.value for (t, row), cells in sorted(self.cells.items()) if t == cell.table_id and row != cell.row
                 for c in cells if c.column == cell.column and c.value != cell.value]
 
+    def same_value_rows(self, cell: TableCell) -> int:
+        """Other rows whose cell in the same column holds the same value: resolving the bridge to any
+        of them gives the answer too (construction.py)."""
+        return sum(1 for (t, row), cells in self.cells.items() if t == cell.table_id and row != cell.row
+                   for c in cells if c.column == cell.column and c.value == cell.value)
+
     def choose_cell(self, rng: random.Random, table_id: str, row: int, earlier_text: str) -> TableCell | None:
         """A cell of the row that earlier hops do not name: a number if there is one, else a short value."""
         options = [c for c in self.cells.get((table_id, row), []) if not names_value(earlier_text, c.value)]

@@ -127,3 +127,13 @@ def test_a_name_cut_by_a_line_break_is_the_target_whole(view):
     assert whole_phrase(view, "p", text) == "Paper Plain"
     # No joined form anywhere: a capitalised word before a break is a sentence's start, not a name.
     assert whole_phrase(view, "p", "The answer was Yes\nPlain and simple.") == "Plain"
+
+
+def test_a_table_value_other_rows_share_is_no_answer_the_bridge_picks(view):
+    """A hyperparameter table of the paraphrase paper (dev9): prefix length 256 for four of its five
+    tuning methods. Any of them gives "256", so the hop that identifies the row is not needed."""
+    rows = [("Gulf of Riga", "256"), ("Gulf of Bothnia", "256"), ("Gulf of Finland", "64")]
+    add_table(view, "shared", rows)
+    check = table_check(view)
+    assert "same value" in check(cell_chain("c3", "shared", "256", 0)).reason
+    assert check(cell_chain("c3", "shared", "64", 2)).reason == ""  # its own value: the bridge picks it

@@ -109,6 +109,9 @@ def test_table_bridges_must_be_the_rows_own_name(view):
     check = construction(view).check
     count_row = TableCell("gulfs", "# Layers", "Model A", "24").to_meta()
     assert "count row" in check(serial(("c1", HMI), ("gulfs", ""), answer="", meta={"table_cell": count_row})).reason
+    # DeepSeek-V2's Table 1 (dev9): "MLA (Ours)" is found among MHA, GQA and MQA without hop 0.
+    ours = TableCell("gulfs", "Gulf of Riga (Ours)", "Capability", "Stronger").to_meta()
+    assert "authors' own" in check(serial(("c1", HMI), ("gulfs", ""), answer="", meta={"table_cell": ours})).reason
     word = TableCell("gulfs", "Layers", "Model A", "24").to_meta()
     c = check(Candidate("text_chain", [Hop("c1", "Chunk", "layers", "entity"), Hop("gulfs", "Chunk")],
                         [(0, 1), (1, 2)], "", {"table_cell": word}))
@@ -135,6 +138,28 @@ def test_the_same_bridges_or_last_hop_are_drawn_once_and_drops_are_counted(view)
     walker.strict = False  # offline: nothing dropped (generate records the figures of what it keeps)
     assert distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)
     assert sum(report.prechecked.values()) == 2
+
+
+def test_a_dropped_candidate_drawn_again_is_counted_apart_not_as_a_new_drop(view):
+    """A walk with few ways out redraws the candidate the pre-check dropped (on a markdown + wiki set,
+    one table chain 259 times): its reason is counted once, the redraws apart, and it is not checked again."""
+    from collections import Counter
+
+    from builders.chains.sampling import DRAWN_AGAIN, distinct
+
+    class Walker:
+        strict = True
+
+    class Report:
+        prechecked: Counter = Counter()
+
+    walker, report, seen = Walker(), Report(), set()
+    walker.construction = construction(view)
+    for _ in range(3):
+        assert not distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)
+    [(reason, once)] = [(r, n) for r, n in report.prechecked.items() if r != DRAWN_AGAIN]
+    assert "rival" in reason and once == 1 and report.prechecked[DRAWN_AGAIN] == 2
+    assert distinct(walker, serial(("c1", HMI), ("c8", ""), answer=ARV), seen, report)  # another chain still passes
 
 
 def test_a_strict_walker_draws_only_candidates_that_pass(view):

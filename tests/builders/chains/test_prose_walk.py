@@ -20,7 +20,8 @@ def strict_walker(view, seed: int = 0):
     from builders.chains.bridges import BridgeRules
     from builders.chains.construction import ChainConstruction
     from builders.chains.shortcuts import CorpusIndex
-    from builders.chains.statements import StatementIndex, spacy_verbs
+    from builders.chains.statements import StatementIndex
+    from builders.chains.verbs import spacy_verbs
     from builders.chains.walkers import Walker
 
     statements = StatementIndex(view, BridgeRules(view), spacy_verbs())

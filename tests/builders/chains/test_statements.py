@@ -88,3 +88,44 @@ def test_a_footnote_run_into_a_sentence_is_not_prose():
     assert not clean_text("Clusters are built to reflect how authors tend to view their 20Used to determine "
                           "PDF page number and page dimensions.")
     assert clean_text("The model has 12 Transformer layers and 110M parameters.")
+
+
+# NIST SP 800-223 (bundled corpus) as the PDF reader gives it: its bullets run on one line.
+NIST_LIST = ("HPC systems are shared by many research groups. • Management network: The management network is a "
+             "dedicated network that allows system administrators to remotely control, monitor, and configure "
+             "computer nodes in an HPC system. • Granular access control on databases: Since different research "
+             "groups may have a need to know for different portions of data, granular access control capabilities "
+             "are necessary. • Party descriptions.")
+MARKDOWN_LIST = ("The converter handles several formats:\n- Docling parses PDF documents with a layout model.\n"
+                 "- The HTML backend reads web pages as they are.")
+
+
+def test_list_items_are_sentences_of_their_own_in_strict_runs():
+    from builders.chains.statements import node_sentences, quotable
+
+    quoted = [s for s in node_sentences(NIST_LIST, list_items=True) if not quotable(s)[1]]
+    assert quoted == [
+        "HPC systems are shared by many research groups.",
+        "Management network: The management network is a dedicated network that allows system administrators "
+        "to remotely control, monitor, and configure computer nodes in an HPC system.",
+        "Granular access control on databases: Since different research groups may have a need to know for "
+        "different portions of data, granular access control capabilities are necessary."]  # not "Party descriptions."
+    items = node_sentences(MARKDOWN_LIST, list_items=True)
+    assert "Docling parses PDF documents with a layout model." in items
+    assert "The HTML backend reads web pages as they are." in items
+    # Offline the pieces stay as they were: the run-on line is one unquotable "bullet".
+    assert [quotable(s)[1] for s in node_sentences(NIST_LIST)] == ["bullet"]
+
+
+def test_an_author_in_a_citation_stands_in_no_relation(statements):
+    from builders.chains.statements import Sentence
+
+    # S2ORC (bundled corpus), a list item: the cited author would pass for a rival of "BERT-Base".
+    text = "Beltagy et al. (2019) report a pretraining corpus of biomedical and computer science papers."
+    cited = Sentence(text, {"beltagy": (0, 7), "pretraining corpus": (31, 49)}, [(22, 28)])
+    assert statements._relation_in(cited, (0, 7), (31, 49), "beltagy", "pretraining corpus", True,
+                                   lambda e: True) is None
+    plain = "Iz Beltagy reported a pretraining corpus of biomedical and computer science papers."
+    named = Sentence(plain, {"iz beltagy": (0, 10), "pretraining corpus": (22, 40)}, [(11, 19)])
+    assert statements._relation_in(named, (0, 10), (22, 40), "iz beltagy", "pretraining corpus", True,
+                                   lambda e: True) is not None
