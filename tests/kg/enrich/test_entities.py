@@ -123,7 +123,7 @@ def test_a_reloaded_pipeline_finds_the_same_mentions_and_forgets_the_words_it_me
     whole = EntityExtractor()
     expected = [whole.extract_many([t])[0] for t in texts]
     grown = len(whole.nlp.vocab.strings)
-    reloading = EntityExtractor(reload_chars=5000)  # a fresh pipeline every two texts or so
+    reloading = EntityExtractor(reload_chars=sum(map(len, texts)) // 6)  # a fresh pipeline every two texts or so
     found = [reloading.extract_many([t])[0] for t in texts]
     assert reloading.reloads >= 4
     assert found == expected  # same surfaces, labels and counts, in the same order
