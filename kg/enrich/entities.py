@@ -196,6 +196,7 @@ class EntityExtractor:
     def reload(self) -> None:
         """A fresh pipeline, its vocabulary back to the model's own (the old one is freed
         once nothing else holds it: load_pipeline's cache lets go of it too)."""
+        self.nlp = None  # let go of the old one before the new one loads: never two at once
         load_pipeline.cache_clear()
         self.nlp = load_pipeline(self.model)
         self.chars_seen = 0
