@@ -143,7 +143,7 @@ def detect_topics(
     if leftovers:
         groups.append((leftovers, True))
     # Term counts a chunk at a time: a list of every token of the corpus
-    # (1.5 million strings for 16 MB of text) was the largest thing held here.
+    # (a string per word of the text) was the largest thing held here.
     group_of = {cid: g for g, (members, _) in enumerate(groups) for cid in members}
     counts: list[Counter[str]] = [Counter() for _ in groups]
     stop = _stop_words()

@@ -70,7 +70,7 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     store.ensure_vector_index("Chunk", "embedding", vecs.shape[1])
     store.set_vectors("Chunk", "embedding", [{"id": ids[j], "vector": vecs[j]}
                                                   for j in np.nonzero(with_vector)[0]])
-    # Rows a slice at a time: a dict per edge for every edge of a long text at once (about 8 a chunk)
+    # Rows a slice at a time: a dict per edge for every edge of a long text at once (about 6 a chunk)
     # was a peak of its own. A pair in two slices is MERGEd once, with the same score.
     for start in range(0, len(pairs), _EDGE_SLICE):
         store.write("chunk_similar_chunk", [{"s": a, "d": b, "score": float(s), "cross_document": doc[a] != doc[b]}
