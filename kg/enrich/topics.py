@@ -142,8 +142,8 @@ def detect_topics(
     groups = [(members, False) for members in communities]
     if leftovers:
         groups.append((leftovers, True))
-    # Term counts a chunk at a time: a list of every token of the corpus
-    # (a string per word of the text) was the largest thing held here.
+    # Term counts a chunk at a time, not a list of every word of the corpus
+    # held at once (a string per word: it grew with the text).
     group_of = {cid: g for g, (members, _) in enumerate(groups) for cid in members}
     counts: list[Counter[str]] = [Counter() for _ in groups]
     stop = _stop_words()
