@@ -155,9 +155,18 @@ SET n += r
 MATCH (d:Document)
 RETURN d.id AS id, d.ingested AS ingested, d.linked AS linked, d.partial AS partial
 
-// name: chunk_similarity_edges
-MATCH (a:Chunk)-[s:SIMILAR_TO]->(b:Chunk)
-RETURN a.id AS s, b.id AS d, s.score AS score
+// name: chunk_similarity_edges_page
+// The SIMILAR_TO edges of the next $limit chunks by id after $after (keyset
+// paging, as in sync.cypher); a chunk with none gives one row with d null,
+// so the caller still learns where the page ended.
+MATCH (a:Chunk)
+WHERE a.id > $after
+WITH a
+ORDER BY a.id
+LIMIT $limit
+OPTIONAL MATCH (a)-[e:SIMILAR_TO]->(b:Chunk)
+RETURN a.id AS s, b.id AS d, e.score AS score
+ORDER BY s
 
 // name: document_mentions
 UNWIND $rows AS r

@@ -90,6 +90,9 @@ class SimilarityConfig(Section):
 class EntityConfig(Section):
     spacy_model: str = "en_core_web_sm"
     batch_size: int = Field(64, ge=1)  # texts per nlp.pipe batch (measured: bench/ingest.py)
+    # spaCy's vocabulary grows with every new word and never shrinks: the pipeline is
+    # loaded again after this many characters of text (0: never). See kg.enrich.entities.
+    reload_chars: int = Field(500_000, ge=0)
 
 
 class TopicConfig(Section):

@@ -51,6 +51,7 @@ min_score = 0.5               # cosine floor for SIMILAR_TO
 [entities]
 spacy_model = "en_core_web_sm"
 batch_size = 64               # texts per spaCy nlp.pipe batch
+reload_chars = 500000         # spaCy reloaded after this much text (its vocabulary never shrinks); 0: never
 
 [topics]
 resolution = 1.0              # Leiden resolution: higher gives more, smaller topics

@@ -165,20 +165,42 @@ def load_pipeline(model: str = "en_core_web_sm", needed: frozenset[str] = frozen
 
 
 class EntityExtractor:
-    """Finds entity mentions in texts with a spaCy pipeline (loaded once per model name)."""
+    """Finds entity mentions in texts with a spaCy pipeline (loaded once per model name).
 
-    def __init__(self, model: str = "en_core_web_sm", batch_size: int = 64):
+    spaCy's vocabulary keeps every string it has met and never shrinks (its
+    documented remedy: load the pipeline again), so after `reload_chars`
+    characters of text the pipeline is loaded afresh; the mentions found do
+    not depend on it (tests/kg/enrich/test_entities.py)."""
+
+    def __init__(self, model: str = "en_core_web_sm", batch_size: int = 64, reload_chars: int = 0):
+        self.model = model
         self.nlp = load_pipeline(model)
         self.disabled = [p for p in self.nlp.pipe_names if p not in _NEEDED]
         self.batch_size = batch_size  # nlp.pipe batch ([entities] batch_size)
+        self.reload_chars = reload_chars  # [entities] reload_chars; 0: never
+        self.chars_seen = 0  # since the pipeline was loaded
+        self.reloads = 0
 
     def extract(self, text: str) -> list[Mention]:
         return self.extract_many([text])[0]
 
     def extract_many(self, texts: list[str], batch_size: int | None = None) -> list[list[Mention]]:
         """One list of mentions per text, in input order, most frequent first."""
+        if self.reload_chars and self.chars_seen >= self.reload_chars:
+            self.reload()
         docs = self.nlp.pipe(texts, batch_size=batch_size or self.batch_size, disable=self.disabled)
-        return [_mentions(_candidates(doc)) for doc in docs]
+        found = [_mentions(_candidates(doc)) for doc in docs]
+        self.chars_seen += sum(map(len, texts))
+        return found
+
+    def reload(self) -> None:
+        """A fresh pipeline, its vocabulary back to the model's own (the old one is freed
+        once nothing else holds it: load_pipeline's cache lets go of it too)."""
+        self.nlp = None  # let go of the old one before the new one loads: never two at once
+        load_pipeline.cache_clear()
+        self.nlp = load_pipeline(self.model)
+        self.chars_seen = 0
+        self.reloads += 1
 
 
 def _candidates(doc: Any) -> list[tuple[str, str]]:

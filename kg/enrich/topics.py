@@ -103,8 +103,12 @@ def ctfidf_keywords(docs_tokens: list[list[str]], n_keywords: int) -> list[list[
     big topics do not get all the common words), A the average number of
     words per class and f(t) the term's frequency over all classes.
     """
-    counts = [Counter(toks) for toks in docs_tokens]
-    total = Counter()
+    return ctfidf_from_counts([Counter(toks) for toks in docs_tokens], n_keywords)
+
+
+def ctfidf_from_counts(counts: list[Counter[str]], n_keywords: int) -> list[list[str]]:
+    """ctfidf_keywords from each class's term counts (what detect_topics builds a chunk at a time)."""
+    total: Counter[str] = Counter()
     for c in counts:
         total.update(c)
     avg_words = sum(sum(c.values()) for c in counts) / max(len(counts), 1)
@@ -138,10 +142,15 @@ def detect_topics(
     groups = [(members, False) for members in communities]
     if leftovers:
         groups.append((leftovers, True))
-    text_of = dict(zip(chunk_ids, texts))
+    # Term counts a chunk at a time, not a list of every word of the corpus
+    # held at once (a string per word: it grew with the text).
+    group_of = {cid: g for g, (members, _) in enumerate(groups) for cid in members}
+    counts: list[Counter[str]] = [Counter() for _ in groups]
     stop = _stop_words()
-    tokens = [[t for cid in members for t in tokenize(text_of[cid], stop)] for members, _ in groups]
-    keywords = ctfidf_keywords(tokens, n_keywords)
+    for cid, text in zip(chunk_ids, texts):
+        if cid in group_of:
+            counts[group_of[cid]].update(tokenize(text, stop))
+    keywords = ctfidf_from_counts(counts, n_keywords)
     result = TopicResult()
     for (members, misc), words in zip(groups, keywords):
         tid = content_id("topic", *members)

@@ -13,6 +13,8 @@ import numpy as np
 
 from kg.config import Settings
 
+_EDGE_SLICE = 10_000  # SIMILAR_TO rows made and written at a time
+
 
 def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.ndarray], times=None,
                  written: frozenset[str] = frozenset()) -> int:
@@ -57,22 +59,25 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
         new_set = set(new_ids)
         ci_pairs = [p for p in all_pairs if (p[0] in new_set or p[1] in new_set)
                     and label[p[0]] != label[p[1]]]
-    chunk_rows = [{"s": a, "d": b, "score": float(s), "cross_document": doc[a] != doc[b]} for a, b, s in pairs]
     image_rows = []
     for a, b, s in ci_pairs:
         c, i = (a, b) if label[a] == "Chunk" else (b, a)
         image_rows.append({"s": c, "d": i, "score": float(s), "cross_document": doc[c] != doc[i]})
     if times is not None:
-        times.add("knn", time.perf_counter() - t0, len(chunk_rows) + len(image_rows))
+        times.add("knn", time.perf_counter() - t0, len(pairs) + len(image_rows))
     # Vectors on the Chunk nodes too, with the store's vector index, so the
     # graph doubles as a retrieval index (db.idx.vector / db.index.vector).
     store.ensure_vector_index("Chunk", "embedding", vecs.shape[1])
     store.set_vectors("Chunk", "embedding", [{"id": ids[j], "vector": vecs[j]}
                                                   for j in np.nonzero(with_vector)[0]])
-    store.write("chunk_similar_chunk", chunk_rows, key=None)
+    # Rows a slice at a time: a dict per edge for every edge of a long text at once (about 6 a chunk)
+    # was a peak of its own. A pair in two slices is MERGEd once, with the same score.
+    for start in range(0, len(pairs), _EDGE_SLICE):
+        store.write("chunk_similar_chunk", [{"s": a, "d": b, "score": float(s), "cross_document": doc[a] != doc[b]}
+                                            for a, b, s in pairs[start:start + _EDGE_SLICE]], key=None)
     store.write("chunk_similar_image", image_rows, key=None)
     store.write("upsert_documents", [{"id": d, "linked": True} for d in sorted(new_docs)])
-    return len(chunk_rows) + len(image_rows)
+    return len(pairs) + len(image_rows)
 
 def _repeats(items: list[dict], is_new: np.ndarray) -> np.ndarray:
     """True for a new chunk whose exact text an earlier chunk has (an old one,
@@ -113,7 +118,7 @@ def write_topics(settings: Settings, store, times=None) -> CorpusTopics:
     from kg.enrich.topics import detect_topics
 
     chunks = store.run("walk_chunks")
-    edges = [(r["s"], r["d"], float(r["score"])) for r in store.run("chunk_similarity_edges")]
+    edges = similarity_edges(store, {c["id"]: c["id"] for c in chunks})
     t = settings.topics
     t0 = time.perf_counter()
     result = detect_topics([c["id"] for c in chunks], [c["text"] or "" for c in chunks], edges,
@@ -126,6 +131,21 @@ def write_topics(settings: Settings, store, times=None) -> CorpusTopics:
                                        for tp in result.topics])
     store.write("chunk_in_topic", [{"s": c, "d": tid} for c, tid in result.membership.items()], key=None)
     return CorpusTopics(sorted(result.topics, key=lambda tp: -tp["size"]), result.distribution())
+
+
+def similarity_edges(store, ids: dict[str, str], page: int = 2000) -> list[tuple[str, str, float]]:
+    """Every chunk-chunk SIMILAR_TO edge as (source, target, score), read `page` source chunks
+    at a time and holding the strings of `ids` (a chunk id to itself): all rows of a long
+    text's edges at once, as dicts of fresh strings, were a peak of the topics step."""
+    edges: list[tuple[str, str, float]] = []
+    after = ""
+    while True:
+        rows = store.run("chunk_similarity_edges_page", {"after": after, "limit": page})
+        if not rows:
+            return edges
+        edges += [(ids.get(r["s"], r["s"]), ids.get(r["d"], r["d"]), float(r["score"]))
+                  for r in rows if r["d"] is not None]
+        after = rows[-1]["s"]
 
 
 def write_domain(settings: Settings, store, client, topics: CorpusTopics) -> dict:

@@ -79,7 +79,8 @@ class Ingestor:
 
             with self.times.stage("model load"):
                 self._extractor = EntityExtractor(self.settings.entities.spacy_model,
-                                                  self.settings.entities.batch_size)
+                                                  self.settings.entities.batch_size,
+                                                  self.settings.entities.reload_chars)
         return self._extractor
 
     @property

@@ -18,7 +18,7 @@ from typing import Any
 _extractor: Any = None  # the worker's EntityExtractor
 
 
-def _load(model: str, batch_size: int, parent_pid: int) -> None:
+def _load(model: str, batch_size: int, reload_chars: int, parent_pid: int) -> None:
     global _extractor
     import sys
 
@@ -33,7 +33,7 @@ def _load(model: str, batch_size: int, parent_pid: int) -> None:
     die_with_parent(parent_pid)  # first: a Ctrl-C during the model's import must not print a traceback here
     from kg.enrich.entities import EntityExtractor
 
-    _extractor = EntityExtractor(model, batch_size)
+    _extractor = EntityExtractor(model, batch_size, reload_chars)
 
 
 def _started() -> None:
@@ -52,9 +52,9 @@ class EntityProcess:
     model loads (so its load time is not in the "model load" stage: it only
     shows if the first group has to wait for it)."""
 
-    def __init__(self, model: str, batch_size: int) -> None:
+    def __init__(self, model: str, batch_size: int, reload_chars: int = 0) -> None:
         self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=_load,
-                                         initargs=(model, batch_size, os.getpid()))
+                                         initargs=(model, batch_size, reload_chars, os.getpid()))
         self._pool.submit(_started)
 
     def submit(self, texts: list[str]) -> Future:

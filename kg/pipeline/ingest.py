@@ -218,7 +218,8 @@ def _entity_process(ingestor: Ingestor, todo: list, cores: int) -> Iterator[Enti
     if not _uses_entity_process(todo, cores):
         yield None
         return
-    entities = EntityProcess(ingestor.settings.entities.spacy_model, ingestor.settings.entities.batch_size)
+    entities = EntityProcess(ingestor.settings.entities.spacy_model, ingestor.settings.entities.batch_size,
+                             ingestor.settings.entities.reload_chars)
     try:
         yield entities
     except BaseException as exc:

@@ -62,7 +62,8 @@ class DocumentWorker:
         self.embedder = Embedder.from_settings(settings.embeddings, None, progress=False)
         t0 = time.perf_counter()
         _ = self.embedder.model  # loaded now, not inside the first document's chunking
-        self.extractor = EntityExtractor(settings.entities.spacy_model, settings.entities.batch_size)
+        self.extractor = EntityExtractor(settings.entities.spacy_model, settings.entities.batch_size,
+                                         settings.entities.reload_chars)
         self.load_seconds = time.perf_counter() - t0  # reported with the first document
 
     def prepare(self, path: str, doc_id: str) -> tuple[Any, dict[str, bytes], str]:

@@ -10,7 +10,8 @@ would start a new region anyway. Each part is chunked (numbered on from the
 part before), its entities found and its vectors cached, then written, its
 first chunk linked NEXT to the last one before it, and its keypoints made on
 the LLM thread while the next part is prepared; at most one part waits for
-the LLM thread. So memory holds a part or two, not the document. The
+the LLM thread. So memory holds a part or two, not the document: the
+document's blocks are handed on a part at a time, not kept for the run. The
 Document is marked `ingested` after its last part's keypoints, as in one
 piece: a run stopped midway redoes the document (MERGE: nothing doubles).
 
@@ -53,6 +54,13 @@ def document_parts(parsed: ParsedDocument, part_chars: int) -> Iterator[ParsedDo
         yield replace(parsed, blocks=blocks)
 
 
+def _taken(blocks: list) -> Iterator:
+    """`blocks` in order, each let go of by the list as it is handed on."""
+    blocks.reverse()
+    while blocks:
+        yield blocks.pop()
+
+
 class _EntitiesHere:
     """prepare_document's extractor: the ingestor's find_entities (its entity process when it has one)."""
 
@@ -82,7 +90,8 @@ def stream_document(ingestor: Any, path: Path, doc_id: str, parsed: ParsedDocume
     tally, waiting = _Tally(), []
     extractor, last_chunk = _EntitiesHere(ingestor), None
     ingestor.wait_for_models()
-    for part in document_parts(parsed, ingestor.settings.ingest.part_chars):
+    blocks, parsed.blocks = parsed.blocks, []  # taken from the caller's document: freed a part at a time
+    for part in document_parts(replace(parsed, blocks=_taken(blocks)), ingestor.settings.ingest.part_chars):
         prepared = prepare_document(part, doc_id, ingestor.settings, ingestor.embedder, extractor,
                                     ingestor.times, first_index=report.chunks)
         chunks = prepared.chunks

@@ -115,3 +115,18 @@ def test_a_title_line_and_the_sentence_under_it_are_two_mentions_not_one_name(ex
     names = {m.name for m in mentions}
     assert "Cartoon Network" in names
     assert not any("\n" in m.name or m.name.count("Cartoon Network") > 1 for m in mentions), names
+
+
+@pytest.mark.skipif(not WIKI.is_dir(), reason="shared corpus not present")
+def test_a_reloaded_pipeline_finds_the_same_mentions_and_forgets_the_words_it_met():
+    texts = [p.read_text(encoding="utf-8")[:3000] for p in sorted(WIKI.glob("*.txt"))[:12]]
+    whole = EntityExtractor()
+    expected = [whole.extract_many([t])[0] for t in texts]
+    grown = len(whole.nlp.vocab.strings)
+    reloading = EntityExtractor(reload_chars=sum(map(len, texts)) // 6)  # a fresh pipeline every two texts or so
+    found = [reloading.extract_many([t])[0] for t in texts]
+    assert reloading.reloads >= 4
+    assert found == expected  # same surfaces, labels and counts, in the same order
+    # the vocabulary holds the words of the texts since the last reload, not of every text
+    assert len(reloading.nlp.vocab.strings) < grown
+    assert reloading.nlp is not whole.nlp

@@ -70,3 +70,24 @@ def test_a_document_still_waiting_for_keypoints_is_linked_when_this_run_wrote_it
     settings = make_settings(tmp_path / ".hopgraph", similarity={"k": 3, "min_score": 0.5})
     assert link_similar(settings, falkor_store, vectors) == 0  # not ingested, not written by this run
     assert link_similar(settings, falkor_store, vectors, written=frozenset({"new"})) == 6
+
+
+def test_the_topics_read_every_similarity_edge_a_page_of_chunks_at_a_time(falkor_store):
+    from kg.pipeline.corpus import similarity_edges
+
+    ids = [f"c{n:02d}" for n in range(23)]
+    falkor_store.write("upsert_chunks", [{"id": c, "doc_id": "d", "index": i, "text": c, "kind": "text"}
+                                         for i, c in enumerate(ids)])
+    # chunks c00-c09 have no edges (a page of them must not end the read), the others two or three
+    pairs = [(a, b, round(0.5 + n / 100, 2)) for n, (a, b) in
+             enumerate((ids[i], ids[(i * 7) % 23]) for i in range(10, 23))]
+    pairs += [(ids[i], ids[i - 1], 0.9) for i in range(11, 23)] + [(ids[i], ids[3], 0.7) for i in range(15, 23, 2)]
+    falkor_store.write("chunk_similar_chunk", [{"s": a, "d": b, "score": s, "cross_document": False}
+                                               for a, b, s in pairs], key=None)
+    whole = falkor_store.run_text("MATCH (a:Chunk)-[e:SIMILAR_TO]->(b:Chunk) RETURN a.id AS s, b.id AS d, "
+                                  "e.score AS score")
+    canon = {c: c for c in ids}
+    paged = similarity_edges(falkor_store, canon, page=4)
+    assert sorted(paged) == sorted((r["s"], r["d"], r["score"]) for r in whole)
+    assert len(paged) == len({(a, b) for a, b, _ in pairs}) > 20
+    assert all(a is canon[a] and b is canon[b] for a, b, _ in paged)  # the chunks' own strings, not copies
