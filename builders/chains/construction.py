@@ -255,7 +255,8 @@ class ChainConstruction:
         chain = set(cand.bridges) | {cand.answer_entity}
         if i == len(cand.hops) - 1 and is_value(cand.answer_entity):  # a list of entities with numbers
             listed = listed_rivals(self.view, self._value_ties(hop.node_id), incoming, cand.answer_entity)
-            return sorted(self.view.entity_name.get(e, e) for e in listed if e not in chain)
+            return sorted(self.view.entity_name.get(e, e) for e in listed if e not in chain
+                          and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, "")))
         return sorted(self.view.entity_name.get(e, e) for e in self.view.mentions.get(hop.node_id, ())
                       if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
                       and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))

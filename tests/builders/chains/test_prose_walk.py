@@ -114,3 +114,20 @@ def test_citation_years_beside_names_are_no_pairing(view):
     name_prose_values(view, frozenset({"body"}))
     walker = strict_walker(view)
     assert pairings(walker, walker.construction, "c24") == []
+
+
+def test_numbers_of_the_bridges_own_variants_are_no_rivals(view):
+    """The other number in the last hop belongs to a name that holds the bridge's ("short-CoT" and
+    "long-CoT" beside a "CoT" bridge): the bridge selects nothing, the modifier does, and a strict
+    verifier answered from the last hop alone. Only a different entity's number is a rival."""
+    from builders.chains.values import name_prose_values
+
+    annex = "helsinki marine institute annex"
+    view.entity_name[annex], view.entity_label[annex], view.entity_aliases[annex] = \
+        "Helsinki Marine Institute Annex", "ORG", []
+    add_chunk(view, "c25", "In 2021 the Helsinki Marine Institute Annex logged 41.2 survey days at sea, and "
+                           "the Helsinki Marine Institute logged 28.9.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    figures = walker.construction.check(serial(("c1", HMI), ("c25", ""), answer="value:c25:28.9"))
+    assert figures.siblings == [0] and "holds no rival" in figures.reason
