@@ -135,6 +135,18 @@ def _difference(a: str, b: str, diff: float) -> str:
     return f"{currency}{text}"
 
 
+def answer_holds(fork: dict, answer: str) -> bool:
+    """Whether a written final answer gives the comparison's computed answer (meta["fork"]): for a
+    difference a number equal to it (sign aside), else the winner's name and not the other subject's."""
+    if fork["operation"] == "difference":
+        target = number(fork["answer"].split()[0])
+        return target is not None and any(abs(abs(n) - target) < 1e-9 for n in map(number, prose_values(answer))
+                                          if n is not None)
+    said = " ".join(answer.casefold().split())
+    names = {p["subject"] for p in fork["parts"]}
+    return fork["answer"].casefold() in said and not any(n.casefold() in said for n in names - {fork["answer"]})
+
+
 def operation_text(fork: dict) -> str:
     """What the final question asks, in words, for the writer (kg/prompts/verbalize_chain.md)."""
     a, b = fork["parts"]
