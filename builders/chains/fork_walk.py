@@ -47,6 +47,9 @@ FRAME_WORDS = frozenset({"model", "figure", "fig", "table", "tab", "result", "da
                          "each", "four", "three", "five", "two", "our", "their", "this", "that", "with"})
 # Words after a number that scale it or give its unit: two values are compared only when they carry the
 # same one ("$45 billion" vs "$450 million", "5 ms" vs "2 s" are no pair). Spellings of one word share a form.
+# Labels a fork's shared entity may not have alone: two branches about one country or date are two
+# questions joined by "and", not one question about one thing (fork_bridge).
+NOT_SHARED_ENOUGH = frozenset({"GPE", "LOC", "NORP", "DATE", "TIME"})
 _SCALE_FORMS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "million", "mio": "million",
                 "million": "million", "millions": "million", "b": "billion", "bn": "billion", "billion": "billion",
                 "billions": "billion", "trillion": "trillion", "tn": "trillion", "hundred": "hundred",
@@ -133,6 +136,17 @@ def _difference(a: str, b: str, diff: float) -> str:
     if a.strip().endswith("%"):
         return f"{text} percentage points"
     return f"{currency}{text}"
+
+
+def fork_bridge(view, cand: Candidate) -> str:
+    """construction.py's pre-check of a fork's join: the branches of a fork that asks nothing computed
+    must share one specific thing (a place or date alone joins two questions). A strict fork
+    (meta["fork"]) is joined by its comparison, not by what its subjects share: exempt."""
+    if not cand.graph_type.endswith("fork") or not cand.hops[0].bridge or cand.meta.get("fork"):
+        return ""
+    if view.entity_label.get(cand.hops[0].bridge, "") in NOT_SHARED_ENOUGH:  # both fork types share hop 0's
+        return "pre-check: the fork's branches share only a place or a date"
+    return ""
 
 
 def answer_holds(fork: dict, answer: str) -> bool:

@@ -245,3 +245,23 @@ def test_same_measure_needs_a_word_of_the_measure_not_of_the_paper():
     assert "accuracy" in caption and not caption & measure_words("a 12.5 GB model", "")
     for frame in ("figure", "table", "results", "data", "reported", "using", "model"):
         assert not measure_words(f"the {frame} of it", "")
+
+
+def test_only_a_fork_that_computes_nothing_is_dropped_for_sharing_only_a_place():
+    """Two branches about one country join two questions, unless the fork compares their values (a
+    strict fork of two nations' figures asks one thing)."""
+    from builders.chains.candidate import Candidate, Hop
+    from builders.chains.fork_walk import fork_bridge
+    from queries.corpus_view import CorpusView
+
+    view = CorpusView()
+    view.entity_label.update({"kenya": "GPE", "uganda": "GPE"})
+    loose = Candidate("parallel_visual_textual_fork", [Hop("i", "Image", "kenya", "entity"),
+                                                       Hop("c", "Chunk", "kenya", "entity")], [(0, 2), (1, 2)])
+    assert fork_bridge(view, loose) == "pre-check: the fork's branches share only a place or a date"
+    fork = {"operation": "larger", "answer": "Kenya",
+            "parts": [{"hop": 0, "subject": "Kenya", "value": "5.1%"}, {"hop": 1, "subject": "Uganda", "value": "4.2%"}]}
+    strict = Candidate("parallel_visual_textual_fork", [Hop("i", "Image", "kenya", "entity"),
+                                                        Hop("c", "Chunk", "uganda", "entity")], [(0, 2), (1, 2)],
+                       meta={"fork": fork})
+    assert fork_bridge(view, strict) == ""
