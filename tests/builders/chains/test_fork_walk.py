@@ -138,7 +138,8 @@ def test_a_strict_run_draws_no_fork_of_facts_of_two_kinds(fork_view):
     ports = replace(other, measure=frozenset({"port"}))  # one kind (a decimal), another measure
     count = replace(other, value="12")  # one measure, another kind (a count)
     timed = replace(other, scale="ms")  # one measure and kind, a unit the chart's value lacks
-    for changed in (ports, count, timed):
+    rough = replace(other, value="~66.8")  # one kind and measure, but no number to compare
+    for changed in (ports, count, timed, rough):
         assert not any(walker.forks.pair_ok(a, changed) for a in figure), changed
 
 
