@@ -287,7 +287,7 @@ def test_cli_audit_exit_codes(graph):
 
 
 # ---------------------------------------------------------------- a strict fork of two rivals, as written back
-def _rival_fork_store(store, fork: dict | None):
+def _rival_fork_store(store, fork: dict | None, image_mentions: bool = True):
     """A figure of PEGASUS's ROUGE-1 and a paragraph giving PRIMERA's, written back the way a strict
     run writes a rival fork (each branch bridges its own subject; builders/chains/fork_walk.py)."""
     from builders.chains.candidate import Candidate, Hop
@@ -304,7 +304,8 @@ def _rival_fork_store(store, fork: dict | None):
     store.write("upsert_entities", [{"id": e, "name": e.upper(), "label": "ORG", "aliases": []}
                                     for e in ("pegasus", "primera")])
     store.write("chunk_mentions", [{"s": "c", "d": "primera", "count": 1}], key=None)
-    store.write("image_mentions", [{"s": "i", "d": "pegasus", "count": 1}], key=None)
+    if image_mentions:
+        store.write("image_mentions", [{"s": "i", "d": "pegasus", "count": 1}], key=None)
     view = CorpusView()
     view.nodes["c"] = EvidenceNode(id="c", label="Chunk", doc_id="d", text="PRIMERA reaches 46.1 ROUGE-1.")
     view.nodes["i"] = EvidenceNode(id="i", label="Image", doc_id="d", text="", caption="Fig. 3: ROUGE-1.")
@@ -342,3 +343,11 @@ def test_a_rival_fork_branch_must_still_mention_its_own_subject(falkor_store):
 def test_the_same_shape_without_a_computed_comparison_is_a_broken_bridge(falkor_store):
     _rival_fork_store(falkor_store, None)  # no meta["fork"]: two questions glued by "and"
     assert fired(falkor_store) == {"broken_bridge": {"rival"}}
+
+
+def test_a_fork_branch_on_a_label_only_the_figure_prints_passes(falkor_store):
+    """A figure prints PEGASUS at a bar that entity extraction never saw (no MENTIONS): the hop keeps
+    the label it was read at, and the audit takes it as the mention."""
+    _rival_fork_store(falkor_store, RIVALS, image_mentions=False)
+    assert falkor_store.run_text("MATCH (h:Hop {id: 'rival:0'}) RETURN h.table_row AS row")[0]["row"] == "PEGASUS"
+    assert fired(falkor_store) == {}
