@@ -11,7 +11,7 @@ SET c += r
 // name: upsert_hops
 // Hop.table_cell: for a hop answered by one table cell, JSON {row_label, column_label, value, unit};
 // Hop.table_row: that cell's row label (the bridge into the table names it). A strict run's
-// figure hop carries one too (its label), and instead of table_cell Hop.figure_value, JSON
+// figure hop carries one too (its label; a strict fork's figure branch too, without figure_value), and instead of table_cell Hop.figure_value, JSON
 // {label, value, figure}: the value a figure prints at a label (builders/chains/figure_walk.py).
 UNWIND $rows AS r
 MERGE (h:Hop {id: r.id})

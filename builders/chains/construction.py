@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS, zipf
 from builders.chains.candidate import Candidate
+from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word, stem as _stem
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
@@ -65,9 +66,6 @@ MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean on
 # only has to carry meaning.
 DESCRIBES_NOTHING_ZIPF = 5.0
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
-# Labels a fork's shared entity may not have alone: two branches about one country or date are two
-# questions joined by "and", not one question about one thing.
-NOT_SHARED_ENOUGH = frozenset({"GPE", "LOC", "NORP", "DATE", "TIME"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
 _OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
@@ -122,7 +120,7 @@ class ChainConstruction:
         bridges = [h.bridge if h.bridge_kind == "entity" else "" for h in cand.hops[:-1]]
         c.bridge_mentions = [len(self.view.mentioned_by.get(b, ())) for b in bridges if b]
         c.reason = self._cycle(cand, bridges) or self._answer_earlier(cand) or self._generic(bridges) \
-            or self._contexts(cand, c) or self._table_bridge(cand) or self._fork_bridge(cand)
+            or self._contexts(cand, c) or self._table_bridge(cand) or fork_bridge(self.view, cand)
         if c.reason or cand.graph_type.endswith("fork"):
             return c
         facts = []
@@ -371,14 +369,6 @@ class ChainConstruction:
             if score is not None and score < MIN_CONTEXT:
                 return (f"pre-check: {self.view.entity_name.get(a.bridge, a.bridge)!r} is used in unrelated "
                         "contexts in its two documents")
-        return ""
-
-    def _fork_bridge(self, cand: Candidate) -> str:
-        """A fork's branches must share one specific thing: a place or date alone joins two questions."""
-        if not cand.graph_type.endswith("fork") or not cand.hops[0].bridge:
-            return ""
-        if self.view.entity_label.get(cand.hops[0].bridge, "") in NOT_SHARED_ENOUGH:  # both fork types share hop 0's
-            return "pre-check: the fork's branches share only a place or a date"
         return ""
 
     def _table_bridge(self, cand: Candidate) -> str:

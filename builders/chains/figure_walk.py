@@ -190,10 +190,9 @@ class FigureSteps:
         out = []
         for ent, rows in sorted(self.index.rows_of_entity.items()):
             for image, row in rows:
-                value = self.index.cells[(image, row)][0].value
-                same = [r for (i, r), cells in self.index.cells.items() if i == image and cells[0].value == value]
+                cell = self.index.cells[(image, row)][0]  # a figure row has one value cell (column 1)
                 others = sum(1 for (i, _r) in self.index.cells if i == image) - 1
-                if len(same) == 1 and others >= 1 and self.walker.bridgeable(ent):
+                if not self.index.same_value_rows(cell) and others >= 1 and self.walker.bridgeable(ent):
                     out.append((image, row, ent))
         return out
 

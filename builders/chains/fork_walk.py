@@ -34,16 +34,39 @@ from dataclasses import dataclass
 from builders.chains.bridges import zipf
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.name_forms import stem
-from builders.chains.question_words import value_label
 from builders.chains.statements import find_surface
-from builders.chains.values import MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, prose_values, tie_sentences
+from builders.chains.values import (MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, number, prose_values,
+                                    tie_sentences, value_kind)
 
 COMMON_ZIPF = 5.5  # a word this frequent in English ("from", "more", "than") says nothing about a measure
+# Words of a paper's frame, less frequent than COMMON_ZIPF but naming no measure: "Accuracy of the four
+# models" and "a 12.5 GB model" share "model", not what their numbers measure.
+FRAME_WORDS = frozenset({"model", "figure", "fig", "table", "tab", "result", "data", "report", "reported", "using",
+                         "used", "use", "method", "approach", "value", "show", "shown", "compared", "comparison",
+                         "baseline", "proposed", "paper", "work", "experiment", "setting", "across", "different",
+                         "each", "four", "three", "five", "two", "our", "their", "this", "that", "with"})
+# Words after a number that scale it or give its unit: two values are compared only when they carry the
+# same one ("$45 billion" vs "$450 million", "5 ms" vs "2 s" are no pair). Spellings of one word share a form.
+# Labels a fork's shared entity may not have alone: two branches about one country or date are two
+# questions joined by "and", not one question about one thing (fork_bridge).
+NOT_SHARED_ENOUGH = frozenset({"GPE", "LOC", "NORP", "DATE", "TIME"})
+_SCALE_FORMS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "million", "mio": "million",
+                "million": "million", "millions": "million", "b": "billion", "bn": "billion", "billion": "billion",
+                "billions": "billion", "trillion": "trillion", "tn": "trillion", "hundred": "hundred",
+                "ns": "ns", "us": "µs", "µs": "µs", "μs": "µs", "ms": "ms", "msec": "ms", "millisecond": "ms",
+                "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+                "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h", "hrs": "h",
+                "hour": "h", "hours": "h", "day": "day", "days": "day", "week": "week", "weeks": "week",
+                "month": "month", "months": "month", "year": "year", "years": "year",
+                "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB", "kib": "KB", "mib": "MB", "gib": "GB",
+                "bytes": "byte", "byte": "byte", "bit": "bit", "bits": "bit", "hz": "Hz", "khz": "kHz",
+                "mhz": "MHz", "ghz": "GHz", "w": "W", "kw": "kW", "mw": "MW", "gw": "GW", "kwh": "kWh",
+                "mwh": "MWh", "mm": "mm", "cm": "cm", "km": "km", "kg": "kg", "g": "g", "mg": "mg",
+                "t": "t", "tonnes": "t", "tons": "t", "ml": "ml", "l": "l", "x": "x", "×": "x", "fps": "fps"}
 _MEASURE_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 # A number right after a month is a day ("dated June 12"), one right after the name a part of it
 # ("Ethiopian Airlines Flight 302", "Revision 1"): neither is a value of the subject.
 _MONTH_BEFORE = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s*$")
-_CURRENCY = "$€£"
 
 
 @dataclass(frozen=True)
@@ -55,21 +78,15 @@ class BranchFact:
     subject: str  # the subject's name, as the node prints it
     value: str  # the number as printed ("54%", "$22,439", "41.2")
     measure: frozenset[str]  # stems of the words that say what the number measures
+    scale: str = ""  # the scale or unit word printed after the number ("million", "ms"), "" when none
 
 
-def value_kind(value: str) -> tuple[str, str, bool, bool] | None:
-    """(type, currency, percent, decimal) of a printed number; None when it is no value."""
-    v = value.strip()
-    currency = v[:1] if v[:1] in _CURRENCY else ""
-    label = value_label(v.lstrip(_CURRENCY), "$" if currency else "")
-    return (label, currency, v.endswith("%"), "." in v) if label else None
-
-
-def number(value: str) -> float | None:
-    try:
-        return float(value.strip().lstrip(_CURRENCY).rstrip("%").replace(",", ""))
-    except ValueError:
-        return None
+def scale_after(text: str, value: str) -> str:
+    """The scale or unit word right after `value` in `text` (_SCALE_FORMS' form), "" when none."""
+    at = text.find(value)
+    words = text[at + len(value):].split()[:1] if at >= 0 and value else []
+    word = words[0].strip(".,;:()[]") if words else ""
+    return _SCALE_FORMS.get(word if word in ("µs", "μs", "×") else word.lower(), "")
 
 
 def is_tied_value(text: str, value: str) -> bool:
@@ -83,14 +100,16 @@ def is_tied_value(text: str, value: str) -> bool:
 def measure_words(text: str, subject: str = "") -> frozenset[str]:
     """Stems of the uncommon words of `text` that are not the subject's own name."""
     own = {stem(w.lower()) for w in _MEASURE_WORD.findall(subject)}
-    return frozenset(stem(w.lower()) for w in _MEASURE_WORD.findall(text)
-                     if zipf(w.lower()) < COMMON_ZIPF) - own
+    words = (w.lower() for w in _MEASURE_WORD.findall(text))
+    return frozenset(stem(w) for w in words if zipf(w) < COMMON_ZIPF and w not in FRAME_WORDS
+                     and stem(w) not in FRAME_WORDS) - own
 
 
 def same_measure(a: BranchFact, b: BranchFact) -> bool:
-    """Two values of one type and form, said of one measure (a shared measure word)."""
+    """Two values of one type and form, with one scale or unit word (or none), said of one measure
+    (a shared measure word)."""
     kind = value_kind(a.value)
-    return kind is not None and kind == value_kind(b.value) and bool(a.measure & b.measure)
+    return kind is not None and kind == value_kind(b.value) and a.scale == b.scale and bool(a.measure & b.measure)
 
 
 def comparison(a: BranchFact, b: BranchFact, hops: tuple[int, int] = (0, 1)) -> dict | None:
@@ -113,10 +132,33 @@ def comparison(a: BranchFact, b: BranchFact, hops: tuple[int, int] = (0, 1)) -> 
 def _difference(a: str, b: str, diff: float) -> str:
     decimals = max(len(v.split(".")[1].rstrip("%")) if "." in v else 0 for v in (a, b))
     text = f"{diff:,.{decimals}f}"
-    currency = a.strip()[:1] if a.strip()[:1] in _CURRENCY else ""
+    currency = (value_kind(a) or ("", ""))[1]
     if a.strip().endswith("%"):
         return f"{text} percentage points"
     return f"{currency}{text}"
+
+
+def fork_bridge(view, cand: Candidate) -> str:
+    """construction.py's pre-check of a fork's join: the branches of a fork that asks nothing computed
+    must share one specific thing (a place or date alone joins two questions). A strict fork
+    (meta["fork"]) is joined by its comparison, not by what its subjects share: exempt."""
+    if not cand.graph_type.endswith("fork") or not cand.hops[0].bridge or cand.meta.get("fork"):
+        return ""
+    if view.entity_label.get(cand.hops[0].bridge, "") in NOT_SHARED_ENOUGH:  # both fork types share hop 0's
+        return "pre-check: the fork's branches share only a place or a date"
+    return ""
+
+
+def answer_holds(fork: dict, answer: str) -> bool:
+    """Whether a written final answer gives the comparison's computed answer (meta["fork"]): for a
+    difference a number equal to it (sign aside), else the winner's name and not the other subject's."""
+    if fork["operation"] == "difference":
+        target = number(fork["answer"].split()[0])
+        return target is not None and any(abs(abs(n) - target) < 1e-9 for n in map(number, prose_values(answer))
+                                          if n is not None)
+    said = " ".join(answer.casefold().split())
+    names = {p["subject"] for p in fork["parts"]}
+    return fork["answer"].casefold() in said and not any(n.casefold() in said for n in names - {fork["answer"]})
 
 
 def operation_text(fork: dict) -> str:
@@ -173,7 +215,8 @@ class ForkSteps:
         for e, _v, _t in ties:
             counts[e] = counts.get(e, 0) + 1
         return [BranchFact(chunk, e, view.entity_name.get(e, e), view.entity_name.get(v, ""),
-                           measure_words(text, view.entity_name.get(e, "")))
+                           measure_words(text, view.entity_name.get(e, "")),
+                           scale_after(text, view.entity_name.get(v, "")))
                 for e, v, text in ties if counts[e] == 1 and is_tied_value(text, view.entity_name.get(v, ""))]
 
     def image_facts(self) -> dict[str, list[BranchFact]]:
@@ -198,15 +241,16 @@ class ForkSteps:
             for img, row in rows:
                 if img == image and (img, row) in self.figures.cells:
                     cell = self.figures.cells[(img, row)][0]
-                    out.append(BranchFact(image, ent, cell.row_label, cell.value, measure_words(caption, cell.row_label)))
+                    out.append(BranchFact(image, ent, cell.row_label, cell.value, measure_words(caption, cell.row_label),
+                                          scale_after(f"{cell.value} {cell.unit}", cell.value)))
         return out
 
     # ---- pairs ----------------------------------------------------------
     def pair_ok(self, a: BranchFact, b: BranchFact) -> bool:
         """One subject, or two rivals of one kind each of whose values only its own branch states."""
         w = self.walker
-        if not same_measure(a, b) or a.node_id == b.node_id:
-            return False
+        if not same_measure(a, b) or a.node_id == b.node_id or number(a.value) is None or number(b.value) is None:
+            return False  # no readable number: no comparison to compute
         if a.entity == b.entity:
             return True
         kind_ok = w.construction.same_kind(a.entity, b.entity) if w.construction is not None else \
@@ -293,5 +337,6 @@ def caption_facts(walker, image: str) -> list[BranchFact]:
         at = window.find(values[0]) + len(values[0])
         measure = window[:at].split() + window[at:].split()[:MEASURE_WORDS_AFTER]
         name = caption[start:end]
-        out.append(BranchFact(image, e, name, values[0], measure_words(" ".join(measure), name)))
+        out.append(BranchFact(image, e, name, values[0], measure_words(" ".join(measure), name),
+                              scale_after(window, values[0])))
     return out

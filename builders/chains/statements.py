@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from builders.chains.bridges import BridgeRules, clean_text
-from builders.chains.verbs import VerbFinder
+from builders.chains.verbs import VerbFinder, cited_after
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 
@@ -195,7 +195,7 @@ class StatementIndex:
         if need_verb and not _verb_outside([v for v in sentence.verbs if start <= v[0] < end], [a, b]):
             return None
         if not whole_name(sentence.text, b) or sentence.text[max(0, a[0] - 1):a[0]] == "(" \
-                or _CITED.match(sentence.text[a[1]:a[1] + 30]):
+                or cited_after(sentence.text[a[1]:a[1] + 30]):
             # A blank that runs on, a bridge that is an acronym's definition, or one that is an author
             # in a citation ("Beltagy et al. (2019) report ..."): a reference, not a fact, whose "rivals"
             # would be other cited authors.
@@ -262,8 +262,6 @@ class StatementIndex:
 # A comma between digits is part of a number ("1,000"), not a clause break.
 _CLAUSE_BREAK = re.compile(r"(?:^|(?:[;:(\u2014]|,(?!\d))\s*|\s-\s)")
 _RUNS_ON = re.compile(r"^\s?(?:[\d\u2013\u2014-]|[A-Z][\w\-]*\b)|^\.\s?\d")
-# An author in a citation ("Liu et al. (2019a)", "Saier and Farber (2019)") is a reference, not a fact.
-_CITED = re.compile(r"^(?:\s+et\s+al\b|\s+and\s+\S+(?:\s+et\s+al\.?)?,?\s+\(?(?:19|20)\d{2}|,\s+(?:19|20)\d{2}\b)")
 # A list item's label ("(2) Before ...", "b) The ...", "3. The ..."): not part of the sentence.
 _ENUMERATOR = re.compile(r"^(?:\(\w{1,4}\)|[a-z\d]{1,3}\)|\d{1,2}\.)\s+(?=[A-Z(])")
 # Footnote markers set inline in plain text, only where the digits cannot belong to a number:
@@ -375,7 +373,7 @@ def whole_name(text: str, span: tuple[int, int]) -> bool:
     after = text[span[1]:span[1] + 30]
     before = text[max(0, span[0] - 2):span[0]]
     return not (_RUNS_ON.match(after) or after.startswith((" (", "(")) or before.endswith("(")
-                or _CITED.match(after))
+                or cited_after(after))
 
 
 def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -23,7 +23,12 @@ from queries.corpus_view import CorpusView
 MAX_TIE_WORDS = 12  # words between an entity and the number tied to it in one sentence
 MEASURE_WORDS_AFTER = 4  # words after a tied number that may say what it counts ("54% of summary bigrams")
 VALUE_ENTITY = "value:"  # id prefix of an entity made from a number in prose
-_VALUE = re.compile(r"(?<![\w.\-/$€£])[$€£]?\d+(?:[.,]\d+)*%?(?![\w%]|[.,]\d)")
+CURRENCY = "$€£¥"
+# A minus as PDFs print it: ASCII hyphen, U+2212 (LaTeX's math minus), an en dash. Only right before a
+# number and after no word or number ("1990–2000" is a range, not -2000).
+MINUS = "-\u2212\u2013"
+_VALUE = re.compile(rf"(?<![\w.{MINUS}/{CURRENCY}])(?:[{MINUS}](?=[{CURRENCY}]?\d))?[{CURRENCY}]?\d+(?:[.,]\d+)*%?"
+                    r"(?![\w%]|[.,]\d)")
 _NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
                         r"layer|version|v|page|p\.|pp\.|§|\[)\s*$", re.IGNORECASE)
 
@@ -32,10 +37,43 @@ def is_value(entity_id: str) -> bool:
     return entity_id.startswith(VALUE_ENTITY)
 
 
+def _parts(value: str) -> tuple[str, str, str]:
+    """(sign, currency, the rest) of a printed number: "−$1.2" -> ("-", "$", "1.2")."""
+    v = value.strip()
+    sign = "-" if v[:1] and v[:1] in MINUS else ""
+    v = v[1:] if sign else v
+    currency = v[:1] if v[:1] and v[:1] in CURRENCY else ""
+    return sign, currency, v[len(currency):]
+
+
+def value_type(value: str) -> str:
+    """spaCy's type of a printed number (question_words.value_label): MONEY, PERCENT, DATE, CARDINAL, or ""."""
+    sign, currency, rest = _parts(value)
+    label = value_label(rest, "$" if currency else "")
+    return "CARDINAL" if sign and label == "DATE" else label  # "−1998" is no year
+
+
+def value_kind(value: str) -> tuple[str, str, bool, bool] | None:
+    """(type, currency, percent, decimal) of a printed number; None when it is no value. Two values are
+    of one kind (rivals, or a fork's two branches) only when these agree: a decimal is no rival of a count."""
+    label = value_type(value)
+    _sign, currency, rest = _parts(value)
+    return (label, currency, rest.endswith("%"), "." in rest) if label else None
+
+
+def number(value: str) -> float | None:
+    """The printed number as a float, sign kept ("−1.2" -> -1.2); None when it is not a plain number."""
+    sign, _currency, rest = _parts(value)
+    try:
+        return float(sign + rest.rstrip("%").replace(",", ""))
+    except ValueError:
+        return None
+
+
 def same_value_kind(view: CorpusView, a: str, b: str) -> bool:
-    """Two values of one type and form: both decimals, or both whole numbers."""
-    name_a, name_b = view.entity_name.get(a, ""), view.entity_name.get(b, "")
-    return view.entity_label.get(a) == view.entity_label.get(b) and ("." in name_a) == ("." in name_b)
+    """Two value entities of one kind (value_kind)."""
+    kind = value_kind(view.entity_name.get(a, ""))
+    return kind is not None and kind == value_kind(view.entity_name.get(b, ""))
 
 
 def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, set[str]]:
@@ -100,7 +138,7 @@ def name_prose_values(view: CorpusView, evidence_roles: frozenset[str]) -> int:
         if node.label != "Chunk" or node.kind in ("table", "caption") or (node.role or "body") not in evidence_roles:
             continue
         for value in prose_values(node.text):
-            label = value_label(value.lstrip("$€£"), "$" if value[:1] in "$€£" else "")
+            label = value_type(value)
             if not label:
                 continue
             ent = f"{VALUE_ENTITY}{node.id}:{value}"

@@ -47,14 +47,21 @@ def agent_participle(token) -> bool:
         return False
     for after in token.doc[token.i + 1:token.i + 4]:
         if after.lower_ == "by":
-            return not _cited(token.doc[after.i + 1:after.i + 6].text)
+            agent = token.doc[after.i + 1:after.i + 6]  # "[12]", or a name a citation mark follows
+            return not (_REFERENCE.match(agent.text)
+                        or any(cited_after(" " + token.doc[k:agent.end].text) for k in range(agent.start + 1, agent.end)))
         if after.is_punct:
             return False
     return False
 
 
-_CITATION = re.compile(r"^\W*\[|\bet\s+al\b|\(\s*(?:19|20)\d\d|,\s*(?:19|20)\d\d\b")
+_REFERENCE = re.compile(r"^\W*\[")  # a numbered reference ("[12]") standing for its authors
+# What follows an author's name in a citation: "et al.", "and Farber (2019)", "(2019)", ", 2019".
+_CITED = re.compile(r"^\s*(?:et\s+al\b|and\s+\S+(?:\s+et\s+al\.?)?,?\s+\(?(?:19|20)\d{2}|,\s*(?:19|20)\d{2}\b"
+                    r"|\(\s*(?:19|20)\d{2})")
 
 
-def _cited(text: str) -> bool:
-    return bool(_CITATION.search(text))
+def cited_after(after_name: str) -> bool:
+    """Whether the text right after a name makes it an author in a citation (a reference, not a fact);
+    statements.py asks it of a name's blank, agent_participle of a verb's agent."""
+    return bool(_CITED.match(after_name))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from builders.chains.fork_walk import answer_holds
 from builders.chains.statements import StatementIndex, evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
 from builders.chains.verbalize import Draft, evidence_modality, mentions_entity
@@ -210,7 +211,17 @@ def offline_verify(view: CorpusView, statements: StatementIndex, draft: Draft) -
     v.requires_content = draft.answer.lower() not in draft.question.lower()
     if cell:
         table_checks(view, draft, v)
+    fork_checks(draft, v)
     return v
+
+
+def fork_checks(draft: Draft, v: ChainVerdict) -> None:
+    """A strict fork's final answer is the comparison computed from the two printed values (fork_walk.py)."""
+    fork = draft.candidate.meta.get("fork")
+    if fork and not answer_holds(fork, draft.answer):
+        v.faithful = False
+        v.reasons.append(f"fork answer {draft.answer!r} does not give the computed {fork['operation']} "
+                         f"{fork['answer']!r}")
 
 
 def table_checks(view: CorpusView, draft: Draft, v: ChainVerdict) -> None:
@@ -258,4 +269,5 @@ def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
     v.single_answer = not joins_hop_answers(draft)
     if getattr(reply, "reasons", ""):
         v.reasons.append(str(reply.reasons)[:300])
+    fork_checks(draft, v)
     return v

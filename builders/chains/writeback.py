@@ -61,6 +61,7 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
     chain["table_hops"] = 1 if cell and cand.hops[-1].label != "Image" else 0
     chain["figure_hops"] = len(figure_facts)
     chain["fork"] = json.dumps(cand.meta["fork"], ensure_ascii=False) if cand.meta.get("fork") else ""
+    fork_subjects = {p["hop"]: p["subject"] for p in (cand.meta.get("fork") or {}).get("parts", [])}
     for i, hop in enumerate(cand.hops):
         text = draft.hops[i] if i < len(draft.hops) else HopText("", "")
         hop_id = f"{chain_id}:{i}"
@@ -85,6 +86,10 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
             hops[-1]["table_row"] = cell.row_label  # plain, for cypher/audits/broken_bridge.cypher
             hops[-1]["table_cell"] = json.dumps({"row_label": cell.row_label, "column_label": cell.column_label,
                                                  "value": cell.value, "unit": cell.unit}, ensure_ascii=False)
+        elif hop.label == "Image" and i in fork_subjects:
+            # A strict fork's figure branch: the subject is the label the figure prints its value at,
+            # which the Image need not MENTION (plain, for cypher/audits/broken_bridge.cypher).
+            hops[-1]["table_row"] = fork_subjects[i]
         has_hop.append({"s": chain_id, "d": hop_id, "index": i})
         uses[hop.label].append({"s": hop_id, "d": hop.node_id})
         for kp in view.keypoints.get(hop.node_id, []):

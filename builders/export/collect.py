@@ -233,6 +233,7 @@ def _record(chain: dict[str, Any], hops: list[dict[str, Any]], merged: set[str],
             "hop_necessity": [s["necessary"] for s in subqa],
             "score": float(chain["score"]) if isinstance(chain.get("score"), (int, float)) else None,
             "construction": chain.get("construction") or None,
+            "fork": chain.get("fork") or None,
         },
         "generator": {
             "llm": chain.get("generator"),

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.1"  # 1.1: hops carry their keypoints
-SCHEMA_ID = "https://hopgraph.dev/schema/record-1.1.json"
+SCHEMA_VERSION = "1.2"  # 1.1: hops carry their keypoints; 1.2: figure_value on hops, a strict fork's comparison
+SCHEMA_ID = "https://hopgraph.dev/schema/record-1.2.json"
 
 
 class _Strict(BaseModel):
@@ -98,6 +98,9 @@ class Verification(_Strict):
     score: float | None = Field(None, description="The verifier's overall score.")
     construction: str | None = Field(None, description="JSON: the pre-check's figures (siblings, rivals, BM25 "
                                      "ranks, context cosines) the chain was drawn with.")
+    fork: str | None = Field(None, description="JSON, for a strict fork: the one thing it asks, computed from "
+                             "the two printed values ({operation: difference|larger|earlier, answer, parts: [{hop, "
+                             "subject, value}]}); the final answer was checked to give `answer`.")
 
 
 class Generator(_Strict):

@@ -284,3 +284,70 @@ def test_cli_audit_exit_codes(graph):
     explained = audit("--explain", "ch_img")
     assert explained.returncode == 0
     assert json.loads(explained.stdout)["audits_failed"][0]["audit"] == "failed_necessity"
+
+
+# ---------------------------------------------------------------- a strict fork of two rivals, as written back
+def _rival_fork_store(store, fork: dict | None, image_mentions: bool = True):
+    """A figure of PEGASUS's ROUGE-1 and a paragraph giving PRIMERA's, written back the way a strict
+    run writes a rival fork (each branch bridges its own subject; builders/chains/fork_walk.py)."""
+    from builders.chains.candidate import Candidate, Hop
+    from builders.chains.rounds import Outcome
+    from builders.chains.verbalize import Draft, HopText
+    from builders.chains.verify import ChainVerdict
+    from builders.chains.writeback import write_back
+    from queries.corpus_view import CorpusView, EvidenceNode
+
+    store.write("upsert_documents", [{"id": "d", "path": "d.pdf", "title": "d", "pages": 1, "sha256": "d"}])
+    store.write("upsert_chunks", [{"id": "c", "doc_id": "d", "index": 0, "text": "PRIMERA reaches 46.1 ROUGE-1.",
+                                   "kind": "text", "page_start": 1, "page_end": 1, "tokens": 6}])
+    store.write("upsert_images", [{"id": "i", "doc_id": "d", "caption": "Fig. 3: ROUGE-1 of PEGASUS (44.7)."}])
+    store.write("upsert_entities", [{"id": e, "name": e.upper(), "label": "ORG", "aliases": []}
+                                    for e in ("pegasus", "primera")])
+    store.write("chunk_mentions", [{"s": "c", "d": "primera", "count": 1}], key=None)
+    if image_mentions:
+        store.write("image_mentions", [{"s": "i", "d": "pegasus", "count": 1}], key=None)
+    view = CorpusView()
+    view.nodes["c"] = EvidenceNode(id="c", label="Chunk", doc_id="d", text="PRIMERA reaches 46.1 ROUGE-1.")
+    view.nodes["i"] = EvidenceNode(id="i", label="Image", doc_id="d", text="", caption="Fig. 3: ROUGE-1.")
+    cand = Candidate("parallel_visual_textual_fork", [Hop("i", "Image", "pegasus", "entity"),
+                                                      Hop("c", "Chunk", "primera", "entity")],
+                     [(0, 2), (1, 2)], meta={"fork": fork} if fork else {})
+    draft = Draft(cand, [HopText("ROUGE-1 of PEGASUS?", "44.7"), HopText("ROUGE-1 of PRIMERA?", "46.1")],
+                  "Which scores higher on ROUGE-1, PEGASUS or PRIMERA?", "PRIMERA", "offline")
+    outcome = Outcome(draft, ChainVerdict(necessary=[True, True], method="offline"), "accepted", root_id="rival")
+    write_back(store, view, [outcome], seq_start=0)
+
+
+RIVALS = {"operation": "larger", "answer": "PRIMERA",
+          "parts": [{"hop": 0, "subject": "PEGASUS", "value": "44.7"}, {"hop": 1, "subject": "PRIMERA", "value": "46.1"}]}
+
+
+def test_a_strict_rival_fork_passes_the_audit_verb(falkor_store):
+    """Writeback gives each branch of a rival fork its own subject as bridge; the audit verb accepts it."""
+    _rival_fork_store(falkor_store, RIVALS)
+    env = {**os.environ, "HOPGRAPH_STORE__GRAPH": "test"}
+    done = subprocess.run([HOPGRAPH, "--data-dir", str(falkor_store.server.data_dir), "audit", "--json"],
+                          capture_output=True, text=True, env=env, timeout=120,
+                          cwd=falkor_store.server.data_dir.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["failed"] is False
+
+
+def test_a_rival_fork_branch_must_still_mention_its_own_subject(falkor_store):
+    _rival_fork_store(falkor_store, RIVALS)
+    falkor_store.run_text("MATCH (:Chunk {id: 'c'})-[m:MENTIONS]->(:Entity {id: 'primera'}) DELETE m")
+    assert [r["reason"] for r in falkor_store.run("audits/broken_bridge")] == \
+        ["bridge primera is not mentioned by the evidence of hop 1"]
+
+
+def test_the_same_shape_without_a_computed_comparison_is_a_broken_bridge(falkor_store):
+    _rival_fork_store(falkor_store, None)  # no meta["fork"]: two questions glued by "and"
+    assert fired(falkor_store) == {"broken_bridge": {"rival"}}
+
+
+def test_a_fork_branch_on_a_label_only_the_figure_prints_passes(falkor_store):
+    """A figure prints PEGASUS at a bar that entity extraction never saw (no MENTIONS): the hop keeps
+    the label it was read at, and the audit takes it as the mention."""
+    _rival_fork_store(falkor_store, RIVALS, image_mentions=False)
+    assert falkor_store.run_text("MATCH (h:Hop {id: 'rival:0'}) RETURN h.table_row AS row")[0]["row"] == "PEGASUS"
+    assert fired(falkor_store) == {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import pymupdf
 import pytest
@@ -124,18 +125,22 @@ def test_a_strict_run_draws_no_fork_of_facts_of_two_kinds(fork_view):
     facts = walker.forks.text_facts()
     figure = [f for fs in walker.forks.image_facts().values() for f in fs]
     assert {(f.subject, f.value) for f in figure} >= {(n, str(v)) for n, v in CHART_BARS[:1]}
-    for _ in range(20):
-        cand = walker.sample("parallel_visual_textual_fork")
-        if cand is not None:
-            a, b = cand.meta["fork"]["parts"]
-            assert a["value"] != b["value"]
-    # Every pair the walker may join is of one measure; a count of ports is not.
+    drawn = [c for c in (walker.sample("parallel_visual_textual_fork") for _ in range(20)) if c is not None]
+    assert drawn
+    for cand in drawn:  # the computed answer names the subject of the larger printed value
+        fork = cand.meta["fork"]
+        a, b = fork["parts"]
+        larger = a if float(a["value"]) > float(b["value"]) else b
+        assert fork["operation"] == "difference" or fork["answer"] == larger["subject"]
+    # The text's accuracy pairs with the chart's; the same fact of another measure, kind or unit does not.
     other = [f for f in facts if f.value == "66.8"][0]
-    assert all(same_measure(a, other) for a in figure if walker.forks.pair_ok(a, other))
-    from builders.chains.fork_walk import BranchFact
-
-    ports = BranchFact(other.node_id, other.entity, "Tessaline", "3", frozenset({"port"}))
-    assert not any(walker.forks.pair_ok(a, ports) for a in figure)
+    assert any(walker.forks.pair_ok(a, other) for a in figure)
+    ports = replace(other, measure=frozenset({"port"}))  # one kind (a decimal), another measure
+    count = replace(other, value="12")  # one measure, another kind (a count)
+    timed = replace(other, scale="ms")  # one measure and kind, a unit the chart's value lacks
+    rough = replace(other, value="~66.8")  # one kind and measure, but no number to compare
+    for changed in (ports, count, timed, rough):
+        assert not any(walker.forks.pair_ok(a, changed) for a in figure), changed
 
 
 def test_the_comparison_answer_is_computed_from_the_printed_values():
@@ -206,3 +211,58 @@ def test_a_strict_multi_image_fork_compares_two_charts_through_a_text_hop(fork_v
         assert view.entity_name[cand.meta["shared_entity"]] == a
         assert "Tessaline was built" in view.nodes[cand.hops[2].node_id].text or \
             "Korvex was built" in view.nodes[cand.hops[2].node_id].text
+
+
+def test_values_of_other_scales_units_or_signs_are_not_compared_as_equals():
+    """"$45 billion" is no rival of "$450 million", "5 ms" none of "2 s"; a LaTeX minus keeps its sign;
+    a value no number can be read from pairs with nothing (no comparison could be computed)."""
+    from builders.chains.fork_walk import BranchFact, comparison, same_measure, scale_after
+    from builders.chains.values import number, prose_values, value_kind
+
+    rev = frozenset({"revenue"})
+    big = BranchFact("i", "x", "Acme", "$45", rev, scale_after("Acme's revenue was $45 billion.", "$45"))
+    small = BranchFact("c", "y", "Bolt", "$450", rev, scale_after("Bolt reported $450 million revenue", "$450"))
+    assert (big.scale, small.scale) == ("billion", "million") and not same_measure(big, small)
+    assert same_measure(big, replace(small, scale="billion"))  # "$450 bn" is of one scale with it
+    fast, slow = (BranchFact("i", "x", "A", "5", frozenset({"latency"}), scale_after("latency of 5 ms", "5")),
+                  BranchFact("c", "y", "B", "2", frozenset({"latency"}), scale_after("latency of 2 s.", "2")))
+    assert (fast.scale, slow.scale) == ("ms", "s") and not same_measure(fast, slow)
+    assert scale_after("12 thousand users", "12") != scale_after("12 million users", "12")
+    # U+2212 as LaTeX prints it, an en dash, a hyphen: the sign is part of the value.
+    assert prose_values("a change of \u22121.2 points, against 0.8 for B") == ["\u22121.2", "0.8"]
+    assert prose_values("dropped by \u20133.5") == ["\u20133.5"] and prose_values("in 1990\u20132000") == ["1990"]  # a range, no -2000
+    assert number("\u22121.2") == -1.2 and number("-$3") == -3.0 and number("¥500") == 500.0
+    neg, pos = (BranchFact("i", "x", "A", "\u22121.2", frozenset({"gain"})),
+                BranchFact("c", "y", "B", "0.8", frozenset({"gain"})))
+    assert value_kind("\u22121.2") == value_kind("0.8") and comparison(neg, pos)["answer"] == "B"
+    assert value_kind("¥500") == ("MONEY", "¥", False, False) != value_kind("$500")
+    assert number("7B") is None and number("~50") is None
+
+
+def test_same_measure_needs_a_word_of_the_measure_not_of_the_paper():
+    from builders.chains.fork_walk import measure_words
+
+    caption = measure_words("Accuracy of the four models", "")
+    assert "accuracy" in caption and not caption & measure_words("a 12.5 GB model", "")
+    for frame in ("figure", "table", "results", "data", "reported", "using", "model"):
+        assert not measure_words(f"the {frame} of it", "")
+
+
+def test_only_a_fork_that_computes_nothing_is_dropped_for_sharing_only_a_place():
+    """Two branches about one country join two questions, unless the fork compares their values (a
+    strict fork of two nations' figures asks one thing)."""
+    from builders.chains.candidate import Candidate, Hop
+    from builders.chains.fork_walk import fork_bridge
+    from queries.corpus_view import CorpusView
+
+    view = CorpusView()
+    view.entity_label.update({"kenya": "GPE", "uganda": "GPE"})
+    loose = Candidate("parallel_visual_textual_fork", [Hop("i", "Image", "kenya", "entity"),
+                                                       Hop("c", "Chunk", "kenya", "entity")], [(0, 2), (1, 2)])
+    assert fork_bridge(view, loose) == "pre-check: the fork's branches share only a place or a date"
+    fork = {"operation": "larger", "answer": "Kenya",
+            "parts": [{"hop": 0, "subject": "Kenya", "value": "5.1%"}, {"hop": 1, "subject": "Uganda", "value": "4.2%"}]}
+    strict = Candidate("parallel_visual_textual_fork", [Hop("i", "Image", "kenya", "entity"),
+                                                        Hop("c", "Chunk", "uganda", "entity")], [(0, 2), (1, 2)],
+                       meta={"fork": fork})
+    assert fork_bridge(view, strict) == ""

@@ -37,3 +37,13 @@ def test_a_participle_with_its_agent_is_a_verb_in_strict_runs_only(finders):
 def test_a_cited_or_interrupted_agent_is_no_verb(finders, text):
     plain, strict = finders
     assert verbs_of(strict, text) == verbs_of(plain, text)
+
+
+def test_one_rule_says_when_a_name_is_a_citations_author():
+    """statements.py (a blank) and agent_participle (a verb's agent) ask the same rule."""
+    from builders.chains.verbs import cited_after
+
+    for after in (" et al. (2019a) report", " and Farber (2019)", ", 2002) on", " (2022) show"):
+        assert cited_after(after), after
+    for after in (" reaches 41.2 in 2019", " [12] reaches 41.2", " and PEGASUS reach 44.7"):
+        assert not cited_after(after), after

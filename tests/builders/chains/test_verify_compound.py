@@ -41,3 +41,35 @@ def test_a_compound_verdict_fails_with_its_own_reason():
     v = ChainVerdict(necessary=[True, True], single_answer=False)
     assert not v.passed
     assert v.first_failure().startswith("compound question")
+
+
+FORK = {"operation": "larger", "answer": "PRIMERA",
+        "parts": [{"hop": 0, "subject": "PEGASUS", "value": "44.7"}, {"hop": 1, "subject": "PRIMERA", "value": "46.1"}]}
+
+
+def _fork_verdict(answer: str, fork: dict) -> ChainVerdict:
+    """The LLM verdict of a strict fork whose verifier saw nothing wrong, with the deterministic checks."""
+    from types import SimpleNamespace
+
+    from builders.chains.verify import llm_verification
+    from queries.corpus_view import CorpusView
+
+    draft = _draft("parallel_visual_textual_fork", ["44.7", "46.1"], answer)
+    draft.candidate.meta["fork"] = fork
+    reply = SimpleNamespace(answerable_without=[False, False], single_item_answers=False, faithful=True,
+                            standalone=True, closed_book_answerable=False, reasons="")
+    return llm_verification(CorpusView(), draft, reply)
+
+
+def test_a_strict_forks_written_answer_must_give_the_computed_comparison():
+    assert _fork_verdict("PRIMERA", FORK).passed
+    for wrong in ("PEGASUS", "PRIMERA and PEGASUS", "46.1"):  # the loser, both, or a value instead of the winner
+        v = _fork_verdict(wrong, FORK)
+        assert not v.faithful and not v.passed
+        assert "does not give the computed larger 'PRIMERA'" in v.reasons[-1]
+    diff = {"operation": "difference", "answer": "4.6",
+            "parts": [{"hop": 0, "subject": "A", "value": "71.4"}, {"hop": 1, "subject": "A", "value": "66.8"}]}
+    assert _fork_verdict("4.6 points", diff).passed and _fork_verdict("\u22124.6", diff).passed
+    assert not _fork_verdict("71.4", diff).passed and not _fork_verdict("4.5", diff).passed
+    pct = {**diff, "answer": "33 percentage points"}
+    assert _fork_verdict("33 percentage points", pct).passed and not _fork_verdict("54%", pct).passed

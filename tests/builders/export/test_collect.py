@@ -115,3 +115,18 @@ def test_a_duplicate_points_at_the_chain_kept(falkor_store, tmp_path, include):
         assert order == ["kept", "dup"] and records["dup"]["duplicate_of"] == "kept"
     else:
         assert order == ["kept"] and skipped["duplicate"] == 1
+
+
+def test_a_strict_forks_comparison_is_exported_under_verification(falkor_store, tmp_path):
+    """The comparison a strict fork asks, computed from its printed values, leaves in the record."""
+    from builders.export.records import DatasetRecord
+
+    fork = {"operation": "difference", "answer": "4.6",
+            "parts": [{"hop": 0, "subject": "A", "value": "71.4"}, {"hop": 1, "subject": "A", "value": "66.8"}]}
+    plant(falkor_store, [chain("f", seq=1, graph_type="parallel_visual_textual_fork", fork=json.dumps(fork)),
+                         chain("t", seq=2)],
+          [hop("f", 0, "c1"), hop("f", 1, "c2"), hop("t", 0, "c1")])
+    records, _, _, warnings = collect(falkor_store, tmp_path)
+    assert warnings == []
+    assert json.loads(records["f"]["verification"]["fork"]) == fork and records["t"]["verification"]["fork"] is None
+    assert DatasetRecord.model_validate(records["f"]).verification.fork
