@@ -50,8 +50,8 @@ from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word, stem as _stem
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
-from builders.chains.tables import TableCell, TableIndex
-from builders.chains.values import is_value, listed_rivals, same_value_kind, value_ties
+from builders.chains.tables import TableCell, TableIndex, label_forms
+from builders.chains.values import is_value, listed_rivals, one_measure, same_value_kind, value_ties
 from queries.corpus_view import CorpusView
 
 MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bridge is one of >= 2
@@ -237,7 +237,7 @@ class ChainConstruction:
     def _named_beside(labels: list[str], statement: str) -> int:
         """How many of `labels` (other rows of the bridge's table: "BART and PEGASUS") the identifying
         sentence names: it does not single out the row, whatever the entity types say."""
-        return sum(1 for label in labels if statement and find_surface([label], statement) is not None)
+        return sum(1 for label in labels if statement and find_surface(label_forms(label), statement) is not None)
 
     def _other_rows(self, cell) -> list[str]:
         cells = self._cells_of(cell)
@@ -260,7 +260,7 @@ class ChainConstruction:
                       and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
                       and self.statements.partners(hop.node_id, e))
 
-    def _value_ties(self, node_id: str) -> dict[str, set[str]]:
+    def _value_ties(self, node_id: str) -> dict[str, dict[str, frozenset[str]]]:
         """The numbers `node_id` lists beside its entities (values.value_ties; none without value entities)."""
         if not any(is_value(e) for e in self.view.mentions.get(node_id, ())):
             return {}
@@ -286,9 +286,11 @@ class ChainConstruction:
         out = set()
         if is_value(answer):  # a number listed beside the bridge: the numbers listed beside its rivals
             ties = self._value_ties(node_id)
+            measure = ties.get(incoming, {}).get(answer, frozenset())
             for e in listed_rivals(self.view, ties, incoming, answer):
                 if e not in chain:
-                    out |= {self.view.entity_name.get(v, v) for v in ties[e] if v != answer and self.same_kind(answer, v)}
+                    out |= {self.view.entity_name.get(v, v) for v, m in ties[e].items()
+                            if v != answer and self.same_kind(answer, v) and one_measure(measure, m)}
         for e in self.view.mentions.get(node_id, ()):
             other = self.view.entity_name.get(e, e)
             if e in chain or e in (answer, incoming) or _nested(other, name) \

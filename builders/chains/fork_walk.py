@@ -31,20 +31,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from builders.chains.bridges import zipf
 from builders.chains.candidate import Candidate, Hop
-from builders.chains.name_forms import stem
 from builders.chains.statements import find_surface
-from builders.chains.values import (MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, number, prose_values,
-                                    tie_sentences, value_kind)
+from builders.chains.values import (MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, measure_words, number,
+                                    prose_values, tie_sentences, value_kind)
 
-COMMON_ZIPF = 5.5  # a word this frequent in English ("from", "more", "than") says nothing about a measure
-# Words of a paper's frame, less frequent than COMMON_ZIPF but naming no measure: "Accuracy of the four
-# models" and "a 12.5 GB model" share "model", not what their numbers measure.
-FRAME_WORDS = frozenset({"model", "figure", "fig", "table", "tab", "result", "data", "report", "reported", "using",
-                         "used", "use", "method", "approach", "value", "show", "shown", "compared", "comparison",
-                         "baseline", "proposed", "paper", "work", "experiment", "setting", "across", "different",
-                         "each", "four", "three", "five", "two", "our", "their", "this", "that", "with"})
 # Words after a number that scale it or give its unit: two values are compared only when they carry the
 # same one ("$45 billion" vs "$450 million", "5 ms" vs "2 s" are no pair). Spellings of one word share a form.
 # Labels a fork's shared entity may not have alone: two branches about one country or date are two
@@ -63,7 +54,6 @@ _SCALE_FORMS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "
                 "mhz": "MHz", "ghz": "GHz", "w": "W", "kw": "kW", "mw": "MW", "gw": "GW", "kwh": "kWh",
                 "mwh": "MWh", "mm": "mm", "cm": "cm", "km": "km", "kg": "kg", "g": "g", "mg": "mg",
                 "t": "t", "tonnes": "t", "tons": "t", "ml": "ml", "l": "l", "x": "x", "×": "x", "fps": "fps"}
-_MEASURE_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 # A number right after a month is a day ("dated June 12"), one right after the name a part of it
 # ("Ethiopian Airlines Flight 302", "Revision 1"): neither is a value of the subject.
 _MONTH_BEFORE = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s*$")
@@ -95,14 +85,6 @@ def is_tied_value(text: str, value: str) -> bool:
     at = text.find(value)
     gap = text[:at] if at >= 0 else ""
     return bool(value) and at >= 0 and not _MONTH_BEFORE.search(gap) and gap.strip() != ""
-
-
-def measure_words(text: str, subject: str = "") -> frozenset[str]:
-    """Stems of the uncommon words of `text` that are not the subject's own name."""
-    own = {stem(w.lower()) for w in _MEASURE_WORD.findall(subject)}
-    words = (w.lower() for w in _MEASURE_WORD.findall(text))
-    return frozenset(stem(w) for w in words if zipf(w) < COMMON_ZIPF and w not in FRAME_WORDS
-                     and stem(w) not in FRAME_WORDS) - own
 
 
 def same_measure(a: BranchFact, b: BranchFact) -> bool:

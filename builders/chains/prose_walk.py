@@ -42,7 +42,7 @@ def pairings(walker: StepRules, construction, chunk: str) -> list[Pairing]:
     ents = sorted(e for e in view.mentions.get(chunk, ()) if specific(e))
     listed = value_ties(walker.statements, chunk, ents)
     ties = {e: {a for a in walker.statements.partners(chunk, e) if (specific(a) or is_value(a))
-                and not construction.same_kind(e, a)} | listed.get(e, set()) for e in ents}
+                and not construction.same_kind(e, a)} | set(listed.get(e, {})) for e in ents}
     out = []
     for bridge in ents:
         if not ties[bridge] or not walker.bridgeable(bridge):

@@ -39,6 +39,7 @@ MAX_VALUE_CHARS = 40
 MAX_HEADER_CHARS = 40
 _MARKDOWN = ("|", "**", "<br", "__", "`", "](", "http://", "https://")
 _TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_TRAILING_MARKS = re.compile(r"[\s∗*†‡§¶]+$")  # footnote marks after a row label ("DiPS∗": results taken from others)
 _NON_WORD = re.compile(r"[\W_]+")
 _HEADER_DEBRIS = re.compile(r"\.\s*\.|\s\.\s|^[^\w#%(]|[^\w)%\]]$")
 _NUMBER = re.compile(r"^[~≈<>≤≥]?\s?[-+−]?[$€£¥]?\d[\d,]*(?:\.\d+)?\s?(?:%|[KMBkmb]\b)?"
@@ -101,6 +102,13 @@ class TableCell:
     def key(self) -> str:
         """Stable pseudo-entity for offline reachability and candidate ids."""
         return f"cell:{self.table_id}:{self.row}:{self.column}"
+
+
+def label_forms(label: str) -> list[str]:
+    """The ways prose may name a row: its label as printed, without footnote marks ("DiPS∗" -> "DiPS")
+    and without a trailing parenthesis ("NC-RAPT (High)" -> "NC-RAPT")."""
+    bare = _TRAILING_MARKS.sub("", " ".join(label.split()))
+    return list(dict.fromkeys(f for f in (label, bare, _TRAILING_PAREN.sub("", bare)) if f))
 
 
 def table_caption(node: EvidenceNode) -> str:

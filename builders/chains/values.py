@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import re
 
+from builders.chains.bridges import zipf
+from builders.chains.name_forms import stem
 from builders.chains.question_words import value_label
+from builders.chains.verbs import cited_after
 from queries.corpus_view import CorpusView
 
 MAX_TIE_WORDS = 12  # words between an entity and the number tied to it in one sentence
@@ -29,6 +32,18 @@ CURRENCY = "$€£¥"
 MINUS = "-\u2212\u2013"
 _VALUE = re.compile(rf"(?<![\w.{MINUS}/{CURRENCY}])(?:[{MINUS}](?=[{CURRENCY}]?\d))?[{CURRENCY}]?\d+(?:[.,]\d+)*%?"
                     r"(?![\w%]|[.,]\d)")
+COMMON_ZIPF = 5.5  # a word this frequent in English ("from", "more", "than") says nothing about a measure
+# Words of a paper's frame, less frequent than COMMON_ZIPF but naming no measure: "Accuracy of the four
+# models" and "a 12.5 GB model" share "model", not what their numbers measure.
+FRAME_WORDS = frozenset({"model", "figure", "fig", "table", "tab", "result", "data", "report", "reported", "using",
+                         "used", "use", "method", "approach", "value", "show", "shown", "compared", "comparison",
+                         "baseline", "proposed", "paper", "work", "experiment", "setting", "across", "different",
+                         "each", "four", "three", "five", "two", "our", "their", "this", "that", "with"})
+_MEASURE_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
+# What stands between a number and the name it is measured on: "60.8 on AIME", "38.9 length-controlled win
+# rate on AlpacaEval 2.0", "88.2 for MATH500". That name is the value's benchmark or dataset, not a subject.
+_MEASURED_ON = re.compile(r"^[^\w(\[]*(?:[\w-]+\s+){0,%d}(?:on|in|at|for|across|over|of)\s+(?:the\s+)?$" % MEASURE_WORDS_AFTER,
+                          re.IGNORECASE)
 _NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
                         r"layer|version|v|page|p\.|pp\.|§|\[)\s*$", re.IGNORECASE)
 
@@ -76,45 +91,74 @@ def same_value_kind(view: CorpusView, a: str, b: str) -> bool:
     return kind is not None and kind == value_kind(view.entity_name.get(b, ""))
 
 
-def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, set[str]]:
-    """Entity -> the numbers listed beside it in a sentence of `chunk` (see tie_sentences)."""
-    ties: dict[str, set[str]] = {}
-    for e, value, _sentence in tie_sentences(statements, chunk, ents):
-        ties.setdefault(e, set()).add(value)
+def measure_words(text: str, subject: str = "") -> frozenset[str]:
+    """Stems of the uncommon words of `text` that are not the subject's own name: what a number measures."""
+    own = {stem(w.lower()) for w in _MEASURE_WORD.findall(subject)}
+    words = (w.lower() for w in _MEASURE_WORD.findall(text))
+    return frozenset(stem(w) for w in words if zipf(w) < COMMON_ZIPF and w not in FRAME_WORDS
+                     and stem(w) not in FRAME_WORDS) - own
+
+
+def one_measure(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two numbers may measure one thing: they share a measure word, or one says nothing of its measure
+    (a list goes on without repeating it: "BART logged 41.2 survey days, PEGASUS 39.1")."""
+    return not a or not b or bool(a & b)
+
+
+def value_ties(statements, chunk: str, ents: list[str]) -> dict[str, dict[str, frozenset[str]]]:
+    """Entity -> the numbers listed beside it in a sentence of `chunk` (see tie_sentences), each with
+    the words that say what it measures."""
+    view = statements.view
+    ties: dict[str, dict[str, frozenset[str]]] = {}
+    for e, value, text in tie_sentences(statements, chunk, ents):
+        ties.setdefault(e, {})[value] = measure_words(text, view.entity_name.get(e, ""))
     return ties
 
 
 def tie_sentences(statements, chunk: str, ents: list[str]) -> list[tuple[str, str, str]]:
     """(entity, value entity, the text from the entity to a few words past the value) for each number
-    listed beside an entity in a sentence of `chunk`: the first value after it, before the next entity,
-    at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)": papers list values
-    without a verb each). Not years: beside a name a year is a citation ("Shen et al., 2022"), not a
-    value of it. `statements` is a statements.StatementIndex, `ents` the specific entities of the chunk.
-    The text says what the number measures (fork_walk.py compares two values of one measure)."""
+    listed beside a *subject* in a sentence of `chunk`: the first value after it, before the next
+    subject, at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)": papers
+    list values without a verb each). Not years: beside a name a year is a citation ("Shen et al.,
+    2022"), not a value of it. Not subjects: a name a number is measured on ("60.8 on AIME, 94.6 on
+    MATH500": the benchmarks of one subject's values, whose "next number" is the next benchmark's) and
+    a cited author. `statements` is a statements.StatementIndex, `ents` the specific entities of the
+    chunk. The text says what the number measures (measure_words)."""
     view = statements.view
     out = []
     for sentence in statements.sentences(chunk):
-        spans = sentence.spans
-        values = sorted((sp[0], v) for v, sp in spans.items() if is_value(v) and view.entity_label.get(v) != "DATE")
-        for e in ents:
-            if e not in spans or not values:
-                continue
+        spans, text = sentence.spans, sentence.text
+        values = sorted((sp[0], sp[1], v) for v, sp in spans.items() if is_value(v) and view.entity_label.get(v) != "DATE")
+        if not values:
+            continue
+        subjects = [e for e in ents if e in spans and not _measured_on(text, spans[e][0], values)
+                    and not cited_after(text[spans[e][1]:spans[e][1] + 30])]
+        for e in subjects:
             end = spans[e][1]
-            stop = min((sp[0] for o, sp in spans.items() if o != e and o in ents and sp[0] >= end),
-                       default=len(sentence.text))
-            first = next((v for start, v in values if end <= start < stop), None)
-            if first is not None and len(sentence.text[end:spans[first][0]].split()) <= MAX_TIE_WORDS:
-                after = sentence.text[spans[first][1]:].split()[:MEASURE_WORDS_AFTER]
-                out.append((e, first, " ".join([sentence.text[end:spans[first][1]], *after])))
+            stop = min((spans[o][0] for o in subjects if o != e and spans[o][0] >= end), default=len(text))
+            first = next(((start, v_end, v) for start, v_end, v in values if end <= start < stop), None)
+            if first is not None and len(text[end:first[0]].split()) <= MAX_TIE_WORDS:
+                after = text[first[1]:stop].split()[:MEASURE_WORDS_AFTER]
+                out.append((e, first[2], " ".join([text[end:first[1]], *after])))
     return out
 
 
-def listed_rivals(view: CorpusView, ties: dict[str, set[str]], bridge: str, answer: str) -> list[str]:
-    """The other entities a chunk lists with a number of the answer's type and form (value_ties): the
-    list itself says they are of one kind, whatever labels entity extraction gave them ("FAISS" ORG,
-    "Lucene" PERSON), so each is a candidate the bridge's number could belong to."""
+def _measured_on(text: str, start: int, values: list[tuple[int, int, str]]) -> bool:
+    """Whether the name starting at `start` follows a number it is measured on ("60.8 on AIME")."""
+    before = [v_end for _s, v_end, _v in values if v_end <= start]
+    return bool(before) and bool(_MEASURED_ON.match(text[max(before):start]))
+
+
+def listed_rivals(view: CorpusView, ties: dict[str, dict[str, frozenset[str]]], bridge: str, answer: str) -> list[str]:
+    """The other subjects a chunk lists with a number of the answer's type and form and of its measure
+    (value_ties): the list itself says they are of one kind, whatever labels entity extraction gave
+    them ("FAISS" ORG, "Lucene" PERSON), so each is a candidate the bridge's number could belong to.
+    A number of another measure is no rival answer ("60.8 on AIME" beside "Claude Sonnet 3.5 by a
+    large margin")."""
+    measure = ties.get(bridge, {}).get(answer, frozenset())
     return sorted(e for e, values in ties.items() if e != bridge and answer not in values
-                  and any(v != answer and same_value_kind(view, answer, v) for v in values))
+                  and any(v != answer and same_value_kind(view, answer, v) and one_measure(measure, m)
+                          for v, m in values.items()))
 
 
 def prose_values(text: str) -> list[str]:

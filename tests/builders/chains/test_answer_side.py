@@ -100,6 +100,18 @@ def test_a_table_bridge_named_beside_other_rows_of_its_table_is_refused(view):
     assert alone.sibling_names == [["Gulf of Bothnia", "Gulf of Finland"]]
 
 
+def test_a_row_named_without_its_marks_or_parenthesis_counts_as_named(view):
+    """"For RAPT and NC-RAPT, we set ..." beside rows "RAPT" and "NC-RAPT (High)": the sentence names
+    both rows, so it does not single out RAPT's (seen in a DeepSeek/paraphrase development set)."""
+    from builders.chains.tables import label_forms
+
+    assert label_forms("NC-RAPT (High)") == ["NC-RAPT (High)", "NC-RAPT"]
+    assert label_forms("DiPS∗") == ["DiPS∗", "DiPS"]
+    add_table(view, "gulfs", [*GULFS, ("Gulf of Riga East (2021)", "9,000")])
+    add_chunk(view, "c13", "The Nordic Ocean Council surveys the Gulf of Riga and the Gulf of Riga East.", doc="d1")
+    assert "other rows of the table" in table_check(view)(cell_chain("c13", "gulfs", "18,100", 0)).reason
+
+
 def test_a_table_of_two_rows_gives_its_row_away_by_elimination(view):
     add_table(view, "pair", GULFS[:2])
     reason = table_check(view)(cell_chain("c3", "pair", "18,100", 0)).reason

@@ -240,7 +240,7 @@ def test_values_of_other_scales_units_or_signs_are_not_compared_as_equals():
 
 
 def test_same_measure_needs_a_word_of_the_measure_not_of_the_paper():
-    from builders.chains.fork_walk import measure_words
+    from builders.chains.values import measure_words
 
     caption = measure_words("Accuracy of the four models", "")
     assert "accuracy" in caption and not caption & measure_words("a 12.5 GB model", "")

@@ -131,3 +131,36 @@ def test_numbers_of_the_bridges_own_variants_are_no_rivals(view):
     walker = strict_walker(view)
     figures = walker.construction.check(serial(("c1", HMI), ("c25", ""), answer="value:c25:28.9"))
     assert figures.siblings == [0] and "holds no rival" in figures.reason
+
+
+def test_names_a_number_is_measured_on_and_numbers_of_another_measure_are_no_rivals(view):
+    """Kimi k1.5's "60.8 on AIME, 94.6 on MATH500 ... outperforming GPT-4o and Claude Sonnet 3.5 by a
+    large margin": the benchmarks are what one subject's numbers are measured on, not subjects with
+    numbers of their own, and "3.5 by a large margin" measures something else. Counted as rivals, they
+    made a bridge look ambiguous in a last hop that names one subject; a strict verifier answered it
+    from that hop alone."""
+    from builders.chains.values import listed_rivals, name_prose_values, value_ties
+
+    add_chunk(view, "c26", "In 2021 the Helsinki Marine Institute logged 28.9 survey days on the Baltic Explorer, "
+                           "35.6 on the Aurora Research Vessel, and the Tallinn Sea Laboratory funded 12.5 new berths.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    ents = [e for e in view.mentions["c26"] if walker.rules.specific(e)]
+    ties = value_ties(walker.statements, "c26", ents)
+    assert {view.entity_name[v] for v in ties[HMI]} == {"28.9"}
+    assert "baltic explorer" not in ties and ARV not in ties  # measured on, not measured
+    assert listed_rivals(view, ties, HMI, "value:c26:28.9") == []  # berths are no survey days
+    figures = walker.construction.check(serial(("c1", HMI), ("c26", ""), answer="value:c26:28.9"))
+    assert "holds no rival" in figures.reason
+
+
+def test_a_list_of_subjects_with_numbers_of_one_measure_still_gives_rivals(view):
+    from builders.chains.values import listed_rivals, name_prose_values, value_ties
+
+    add_chunk(view, "c27", "The Helsinki Marine Institute logged 28.9 survey days, the Tallinn Sea Laboratory "
+                           "logged 41.2 survey days and the Riga Coastal Centre 35.6.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    ents = [e for e in view.mentions["c27"] if walker.rules.specific(e)]
+    ties = value_ties(walker.statements, "c27", ents)
+    assert listed_rivals(view, ties, HMI, "value:c27:28.9") == ["riga coastal centre", "tallinn sea laboratory"]
