@@ -15,7 +15,9 @@ MIN_IMAGE_PT = 50  # displayed smaller than this (points) on a side: decorative
 
 
 def collect_page(page: pymupdf.Page) -> RawPage:
-    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
+    # Ligatures spelled out ("ﬁ" -> "fi"): a reader's "specifically" and a retriever's token are the
+    # letters, not the glyph pymupdf would otherwise keep; digits and signs are never touched.
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
     raw = page.get_text("dict", flags=flags)
     blocks: list[RawBlock] = []
     for raw_block in raw["blocks"]:

@@ -66,3 +66,17 @@ def test_images_keep_their_pixel_size_and_drawings_cluster_into_figures(tmp_path
     [figure] = page.drawings
     assert (round(figure.bbox.x0), round(figure.bbox.x1)) == (72, 254)
     assert page.table_cue == ""  # boxes without rules of one width or number columns: no table detection
+
+
+def test_ligatures_are_spelled_out_in_prose():
+    """The bundled S2ORC paper prints "Artiﬁcial" and "uniﬁed" with the U+FB01 glyph: the text keeps the
+    letters, so a quote, a keyword and a retriever's token are the word a reader types."""
+    from pathlib import Path
+
+    from kg.ingest.pdf.layout import collect_page
+
+    pdf = Path(__file__).resolve().parents[4] / "examples" / "corpus" / "ai2_s2orc_acl2020.pdf"
+    page = pymupdf.open(pdf)[0]
+    assert "\ufb01" in page.get_text()  # the glyph is in the file
+    text = " ".join(line.text for block in collect_page(page).blocks for line in block.lines)
+    assert "\ufb01" not in text and "Artificial" in text and "unified" in text
