@@ -118,19 +118,19 @@ def test_table_bridges_must_be_the_rows_own_name(view):
     assert "ordinary word" in c.reason
 
 
-def test_the_same_bridges_or_last_hop_are_drawn_once_and_drops_are_counted(view):
+def strict_sampler(view):
+    """The walker, report and seen-set `sampling.distinct` reads, for a strict run."""
     from collections import Counter
+    from types import SimpleNamespace
 
+    walker = SimpleNamespace(strict=True, construction=construction(view))
+    return walker, SimpleNamespace(prechecked=Counter()), set()
+
+
+def test_the_same_bridges_or_last_hop_are_drawn_once_and_drops_are_counted(view):
     from builders.chains.sampling import distinct
 
-    class Walker:
-        strict = True
-
-    class Report:
-        prechecked: Counter = Counter()
-
-    walker, report, seen = Walker(), Report(), set()
-    walker.construction = construction(view)
+    walker, report, seen = strict_sampler(view)
     assert distinct(walker, serial(("c1", HMI), ("c8", ""), answer=ARV), seen, report)
     assert not distinct(walker, serial(("c4", HMI), ("c8", ""), answer=ARV), seen, report)  # same bridge, same end
     assert not distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)  # no rival
@@ -143,18 +143,9 @@ def test_the_same_bridges_or_last_hop_are_drawn_once_and_drops_are_counted(view)
 def test_a_dropped_candidate_drawn_again_is_counted_apart_not_as_a_new_drop(view):
     """A walk with few ways out redraws the candidate the pre-check dropped (on a markdown + wiki set,
     one table chain 259 times): its reason is counted once, the redraws apart, and it is not checked again."""
-    from collections import Counter
-
     from builders.chains.sampling import DRAWN_AGAIN, distinct
 
-    class Walker:
-        strict = True
-
-    class Report:
-        prechecked: Counter = Counter()
-
-    walker, report, seen = Walker(), Report(), set()
-    walker.construction = construction(view)
+    walker, report, seen = strict_sampler(view)
     for _ in range(3):
         assert not distinct(walker, serial(("c1", HMI), ("c2", ""), answer=ARV), seen, report)
     [(reason, once)] = [(r, n) for r, n in report.prechecked.items() if r != DRAWN_AGAIN]

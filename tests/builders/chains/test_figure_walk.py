@@ -19,15 +19,20 @@ class Quiet:
         pass
 
 
-@pytest.fixture
-def chart_view(falkor_store, tmp_path):
+def ingested_view(store, tmp_path, make_pdf):
+    """(CorpusView, settings, store) of one generated PDF ingested offline into `store`."""
     from kg.pipeline import run_ingest
     from queries.corpus_view import load_corpus_view
 
     settings = make_settings(tmp_path / ".hopgraph")
-    doc = bar_chart_report(tmp_path / "harbour.pdf")
-    assert run_ingest(RunContext.open(settings, falkor_store, console=Quiet()), [doc]).failed == 0
-    return load_corpus_view(falkor_store), settings, falkor_store
+    doc = make_pdf(tmp_path / "harbour.pdf")
+    assert run_ingest(RunContext.open(settings, store, console=Quiet()), [doc]).failed == 0
+    return load_corpus_view(store), settings, store
+
+
+@pytest.fixture
+def chart_view(falkor_store, tmp_path):
+    return ingested_view(falkor_store, tmp_path, bar_chart_report)
 
 
 def _strict_walker(view, settings, store, seed=1):

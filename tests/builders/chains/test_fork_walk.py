@@ -11,8 +11,6 @@ from dataclasses import replace
 import pymupdf
 import pytest
 
-from kg.context import RunContext
-from testing_support import make_settings
 from tests.kg.ingest.pdf.pdf_maker import CHART_BARS, CHART_PROSE, HEIGHT, WIDTH, line, paragraph, save
 
 # The text states Tessaline's accuracy on another split: one subject, two values of one measure.
@@ -21,11 +19,6 @@ SPLIT_PROSE = ("On the summer split of the harbour traffic benchmark, Tessaline 
 # Who built each model: the text hop of an image_initiated chain (the chart names the model by its value).
 BUILDERS_PROSE = ("Tessaline was built by the Maritime Forecast Office in Aberdeen. "
                   "Korvex was built by Dunmore Logistics for its container terminal.")
-
-
-class Quiet:
-    def print(self, *args, **kwargs):
-        pass
 
 
 SPRING_BARS = (("Tessaline", 62.5), ("Korvex", 70.3), ("Brumhal", 57.1), ("Ostrander", 60.6))
@@ -66,13 +59,9 @@ def chart_with_value_report(path):
 
 @pytest.fixture
 def fork_view(falkor_store, tmp_path):
-    from kg.pipeline import run_ingest
-    from queries.corpus_view import load_corpus_view
+    from tests.builders.chains.test_figure_walk import ingested_view
 
-    settings = make_settings(tmp_path / ".hopgraph")
-    doc = chart_with_value_report(tmp_path / "harbour.pdf")
-    assert run_ingest(RunContext.open(settings, falkor_store, console=Quiet()), [doc]).failed == 0
-    return load_corpus_view(falkor_store), settings, falkor_store
+    return ingested_view(falkor_store, tmp_path, chart_with_value_report)
 
 
 def _walker(view, settings, store, strict=True, seed=1):
