@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from builders.chains.question_words import value_label
-from kg.ingest.tables import TableGrid, clean_cell, table_cells, table_grid
+from kg.ingest.tables import TableGrid, clean_cell, label_column, table_cells, table_grid
 from queries.corpus_view import CorpusView, EvidenceNode
 
 MAX_VALUE_WORDS = 6
@@ -193,7 +193,9 @@ class TableIndex:
         grid = _grid(node)
         # A labelled row followed by unlabelled ones heads a group ("Biomed" over four datasets):
         # its label names several rows, so none of its cells is "the <column> of <label>".
-        grouped = {i for i in range(len(grid.rows) - 1) if grid.rows[i][:1] != [""] and grid.rows[i + 1][:1] == [""]}
+        at = label_column(grid)
+        grouped = {i for i in range(len(grid.rows) - 1)
+                   if grid.rows[i][at:at + 1] != [""] and grid.rows[i + 1][at:at + 1] == [""]}
         cells = [c for c in table_cells(grid) if c.row not in grouped]
         headers = Counter({c.column: c.column_label for c in cells}.values())
         labels = Counter({c.row: c.row_label for c in cells}.values())

@@ -208,16 +208,32 @@ def table_cells(table: Any) -> list[Cell]:
     such as a Chunk. Rows without a label and columns without a header name
     nothing and are left out."""
     grid = _as_grid(table)
+    at = label_column(grid)
     cells = []
     for i, row in enumerate(grid.rows):
-        label = row[0] if row else ""
+        label = row[at] if len(row) > at else ""
         if not label:
             continue
-        for j in range(1, min(len(row), len(grid.header))):
+        for j in range(at + 1, min(len(row), len(grid.header))):
             if row[j] and grid.header[j]:
                 unit = grid.units[j] if j < len(grid.units) else ""
                 cells.append(Cell(label, grid.header[j], row[j], i, j, unit))
     return cells
+
+
+def label_column(grid: TableGrid) -> int:
+    """The column that names the rows: the first, unless it only groups them. LLM reports print a group
+    column before the labels ("| Reasoning | AIME 2024 (Pass@1) | 79.8 |", then "|  | Codeforces | 96.3 |"):
+    a first column empty in half the rows or more, beside a second whose cells name every row once, is a group."""
+    rows = [r for r in grid.rows if len(r) > 2]
+    if len(rows) < 3 or len(grid.header) < 3:
+        return 0
+    empty_first = sum(1 for r in rows if not r[0].strip())
+    second = [r[1].strip() for r in rows]
+    if empty_first * 2 >= len(rows) and all(second) and len(set(second)) == len(second) \
+            and not any(any(ch.isdigit() for ch in c) and not any(ch.isalpha() for ch in c) for c in second):
+        return 1
+    return 0
 
 
 def _as_grid(table: Any) -> TableGrid:

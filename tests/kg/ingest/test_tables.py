@@ -78,6 +78,22 @@ def test_currency_column_merged_and_markdown_stripped():
     assert table_cells("no table here") == [] and table_grid("").to_json() == ""
 
 
+def test_a_group_column_before_the_labels_leaves_every_row_named():
+    """Kimi k1.5's and DeepSeek's result tables print a group ("Reasoning", "Vision") in a first column
+    that is empty on most rows; the benchmark in the second column names each row."""
+    markdown = ("|  | Benchmark (Metric) | QwQ-32B | OpenAI o1 | Kimi k1.5 |\n|---|---|---|---|---|\n"
+                "|  | MATH-500 (EM) | 90.6 | 94.8 | 96.2 |\n| Reasoning | AIME 2024 (Pass@1) | 50.0 | 74.4 | 77.5 |\n"
+                "|  | Codeforces (Percentile) | 62 | 94 | 94 |\n| Vision | MMMU-Val (Pass@1) | - | 77.3 | 70.0 |\n")
+    cells = table_cells(markdown)
+    assert _cell(cells, "AIME 2024 (Pass@1)", "OpenAI o1") == "74.4"
+    assert {c.row_label for c in cells} == {"MATH-500 (EM)", "AIME 2024 (Pass@1)", "Codeforces (Percentile)",
+                                            "MMMU-Val (Pass@1)"}
+    assert not any(c.column_label == "Benchmark (Metric)" for c in cells)
+    # A first column that names most rows stays the label column.
+    plain = "| Model | Params | Score |\n|---|---|---|\n| A | 7B | 1.0 |\n| B | 13B | 2.0 |\n|  | 70B | 3.0 |\n"
+    assert {c.row_label for c in table_cells(plain)} == {"A", "B"}
+
+
 def test_markdown_table_cells_reach_the_chunk(tmp_path):
     md = tmp_path / "t.md"
     md.write_text("Table 1: Scores.\n\n| model | score |\n|---|---|\n| a | **0.81** |\n| b | 0.79 |\n")
