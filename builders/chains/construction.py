@@ -143,7 +143,8 @@ class ChainConstruction:
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
-            own, shared = self._fact_words(fact, cand.hops[i:], [self.view.entity_name.get(incoming, ""), *siblings])
+            own, shared = self._fact_words(fact, self._later_words(cand, i),
+                                           [self.view.entity_name.get(incoming, ""), *siblings], self._title_words(cand))
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             if not c.reason:
@@ -305,19 +306,39 @@ class ChainConstruction:
                 out.add(other)
         return sorted(out)
 
-    def _fact_words(self, fact: str, later_hops, candidates: list[str]) -> tuple[list[str], list[str]]:
+    def _later_words(self, cand: Candidate, i: int) -> set[str]:
+        """Stems of the words hops i.. hold by which a reader could find hop i-1's bridge without it. A
+        table's last hop: only the bridge's own row (its label and cells); the caption, the headers and
+        the other rows are shared by every row or point at another one, so they find no bridge."""
+        words = []
+        for k, h in enumerate(cand.hops[i:], start=i):
+            cell = cand.table_cell if k == len(cand.hops) - 1 else None
+            cells = self._cells_of(cell).cells.get((cell.table_id, cell.row), []) if cell is not None else None
+            if cells:
+                words += [cell.row_label, *(c.value for c in cells)]
+            else:
+                words.append(self.view.nodes[h.node_id].text)
+        return {_stem(w) for text in words for w in _TOKEN.findall(text)}
+
+    def _title_words(self, cand: Candidate) -> set[str]:
+        """Stems of the chain's document titles: the question names its source by them, so they are
+        neither words to avoid nor a way to describe a bridge."""
+        return {_stem(w) for h in cand.hops for w in _TOKEN.findall(
+            self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, ""))}
+
+    def _fact_words(self, fact: str, later: set[str], candidates: list[str],
+                    titles: set[str] = frozenset()) -> tuple[list[str], list[str]]:
         """The fact's content words (and numbers) that no later hop's evidence holds, and those to
         avoid: held by a later hop (a reader finds the bridge there by them), or by the names of the
         bridge and its rivals (`candidates`: "the one not containing 'Creek'", "comparable to dot
         product" when the rivals are dot-product variants single it out by its name's form). Words
         that tell the candidates' names apart go to the avoided ones too."""
-        later = {_stem(w) for h in later_hops for w in _TOKEN.findall(self.view.nodes[h.node_id].text)}
         named = [{_stem(w) for w in _WORD.findall(n)} for n in candidates if n]
         # Words of the rivals' names that not every candidate's name has (the bridge's own name is
         # never written anyway).
         telling = set().union(*named[1:]) - set.intersection(*named) if len(named) > 1 else set()
-        words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact)
-                              if any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF)
+        words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
+                              and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
         avoid = later | set().union(*named) if named else later
         own = [w for w in words if _stem(w) not in avoid]
         shared = [w for w in words if _stem(w) in avoid]

@@ -41,21 +41,24 @@ def test_the_bridge_facts_words_are_split_by_whether_a_later_hop_holds_them(view
     assert "fieldwork" in kept.describe_by[0] and "coastal" in kept.describe_by[0]
     # Nothing of the fact recurs later; the rival's name ("Tallinn Sea Laboratory") is no way to describe it.
     assert kept.avoid_words == [["laboratory", "tallinn"]]
-    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel fleet.", doc="d1")
+    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel flotilla.", doc="d1")
     echoed = construction(view).check(serial(("c10", HMI), ("c8", ""), answer=ARV))
-    assert {"operates", "baltic", "vessel"} <= set(echoed.avoid_words[0])  # ("research" is too common to count)
-    assert echoed.describe_by == [["fleet"]]
-    assert echoed.reason == ""  # "fleet" is its own: the writer describes the bridge by it
+    assert {"operates", "vessel"} <= set(echoed.avoid_words[0])  # ("research" is too common to count)
+    # "Baltic" is a word of c10's document title ("Baltic field notes"): the question names its source
+    # by it, so it is neither banned nor a way to describe the bridge.
+    assert "baltic" not in echoed.avoid_words[0] + echoed.describe_by[0]
+    assert echoed.describe_by == [["flotilla"]]
+    assert echoed.reason == ""  # "flotilla" is its own: the writer describes the bridge by it
     add_chunk(view, "c12", "The Helsinki Marine Institute operates a Baltic vessel.", doc="d1")
     nothing_own = construction(view).check(serial(("c12", HMI), ("c8", ""), answer=ARV))
     assert nothing_own.describe_by == [[]] and nothing_own.reason  # the later hop says it all
 
 
-def add_table(view, tid: str, rows: list[tuple[str, str]], doc: str = "d4") -> None:
+def add_table(view, tid: str, rows: list[tuple[str, str]], doc: str = "d4", column: str = "Area (km2)") -> None:
     """A table chunk (markdown, as ingest writes one) of gulfs and their areas; each row label an entity."""
     from queries.corpus_view import EvidenceNode
 
-    text = "| Gulf | Area (km2) |\n|---|---|\n" + "\n".join(f"| {name} | {area} |" for name, area in rows)
+    text = f"| Gulf | {column} |\n|---|---|\n" + "\n".join(f"| {name} | {area} |" for name, area in rows)
     view.nodes[tid] = EvidenceNode(tid, "Chunk", doc, text, "table")
     for name, _ in rows:
         view.entity_name[name.lower()], view.entity_label[name.lower()] = name, "LOC"
@@ -112,6 +115,20 @@ def test_a_row_named_without_its_marks_or_parenthesis_counts_as_named(view):
     assert "other rows of the table" in table_check(view)(cell_chain("c13", "gulfs", "18,100", 0)).reason
 
 
+def test_into_a_table_only_the_bridges_own_row_holds_words_to_avoid(view):
+    """A strict model could not ask for the "AIME 2024 pass@1" cell because "aime" and "2024" were
+    banned: the table's header held them. A header, the caption and the other rows are shared by every
+    row or point at another one; only the bridge's own row finds the bridge without the earlier hop."""
+    add_table(view, "gulfs", GULFS, column="Salinity")
+    add_chunk(view, "c14", "Herring spawn in the Gulf of Riga, whose salinity the Nordic Ocean Council "
+                           "monitors from Pernau.", doc="d1")
+    c = table_check(view)(cell_chain("c14", "gulfs", "18,100", 0))
+    assert "salinity" not in c.avoid_words[0] and "salinity" in c.describe_by[0]
+    add_chunk(view, "c15", "Herring spawn in the Gulf of Riga, where 18,100 boats fish from Pernau.", doc="d1")
+    own_row = table_check(view)(cell_chain("c15", "gulfs", "18,100", 0))
+    assert "18,100" in own_row.avoid_words[0] or "answer" in own_row.reason
+
+
 def test_a_table_of_two_rows_gives_its_row_away_by_elimination(view):
     add_table(view, "pair", GULFS[:2])
     reason = table_check(view)(cell_chain("c3", "pair", "18,100", 0)).reason
@@ -121,11 +138,11 @@ def test_a_table_of_two_rows_gives_its_row_away_by_elimination(view):
 def test_the_writer_is_told_which_words_to_use_and_avoid_and_the_rival_answers(view):
     from builders.chains.verbalize import hops_payload
 
-    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel fleet.", doc="d1")
+    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel flotilla.", doc="d1")
     cand = serial(("c10", HMI), ("c8", ""), answer=ARV)
     cand.meta["construction"] = construction(view).check(cand).to_dict()
     hops = json.loads(hops_payload(view, cand))
-    assert hops[0]["describe_bridge_with"] == ["fleet"]
+    assert hops[0]["describe_bridge_with"] == ["flotilla"]
     assert "vessel" in hops[0]["never_use_words"]
     assert hops[1]["other_answers_in_this_hop"] == ["Baltic Explorer"]
     assert "describe_bridge_with" not in hops[1]  # the last hop leads to no bridge
