@@ -44,10 +44,11 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from builders.chains.bridges import NAME_LABELS, zipf
+from builders.chains.bridges import NAME_LABELS
+from builders.chains.fact_words import fact_words, title_stems, word_stems
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
-from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word, stem as _stem
+from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableCell, TableIndex, label_forms
@@ -58,16 +59,7 @@ MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bri
 MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that identifies it
 ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
-# Two frequency rules, for two questions. A word of a fact that is this frequent in English
-# ("using", "results", 5+) describes nothing, however rare the rest of the fact: it is no word to
-# identify a bridge by, and none a reader could find a later hop by either. A row label of one word
-# this frequent ("Models" 4.3, "Total" 5.2, 3+) is no *name* (name_forms.NAMES_NOTHING_ZIPF): far
-# below the first threshold, because a name must single one row out, where a describing word
-# only has to carry meaning.
-DESCRIBES_NOTHING_ZIPF = 5.0
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
-_WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
 _OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
@@ -143,7 +135,7 @@ class ChainConstruction:
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
-            own, shared = self._fact_words(fact, self._later_words(cand, i),
+            own, shared = fact_words(fact, self._later_words(cand, i),
                                            [self.view.entity_name.get(incoming, ""), *siblings], self._title_words(cand))
             c.describe_by.append(own)
             c.avoid_words.append(shared)
@@ -318,34 +310,13 @@ class ChainConstruction:
                 words += [cell.row_label, *(c.value for c in cells)]
             else:
                 words.append(self.view.nodes[h.node_id].text)
-        return {_stem(w) for text in words for w in _TOKEN.findall(text)}
+        return {stem for text in words for stem in word_stems(text)}
 
     def _title_words(self, cand: Candidate) -> set[str]:
         """Stems of the chain's document titles: the question names its source by them, so they are
         neither words to avoid nor a way to describe a bridge."""
-        return {_stem(w) for h in cand.hops for w in _TOKEN.findall(
-            self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, ""))}
-
-    def _fact_words(self, fact: str, later: set[str], candidates: list[str],
-                    titles: set[str] = frozenset()) -> tuple[list[str], list[str]]:
-        """The fact's content words (and numbers) that no later hop's evidence holds, and those to
-        avoid: held by a later hop (a reader finds the bridge there by them), or by the names of the
-        bridge and its rivals (`candidates`: "the one not containing 'Creek'", "comparable to dot
-        product" when the rivals are dot-product variants single it out by its name's form). Words
-        that tell the candidates' names apart go to the avoided ones too."""
-        named = [{_stem(w) for w in _WORD.findall(n)} for n in candidates if n]
-        # Words of the rivals' names that not every candidate's name has (the bridge's own name is
-        # never written anyway).
-        telling = set().union(*named[1:]) - set.intersection(*named) if len(named) > 1 else set()
-        words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
-                              and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
-        avoid = later | set().union(*named) if named else later
-        own = [w for w in words if _stem(w) not in avoid]
-        shared = [w for w in words if _stem(w) in avoid]
-        spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}
-        telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared}
-                               if zipf(spelled[t]) < DESCRIBES_NOTHING_ZIPF)  # "first", "model": no form
-        return own, shared + telling_words[:8]
+        titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
+        return title_stems(titles)
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)

@@ -1,0 +1,53 @@
+"""The words by which an earlier hop's fact may describe its bridge, and those the question must avoid
+(construction.ChainConstruction.check hands both to the writer: describe_bridge_with, never_use_words)."""
+
+from __future__ import annotations
+
+import re
+
+from builders.chains.bridges import zipf
+from builders.chains.name_forms import stem as _stem
+
+# Two frequency rules, for two questions. A word of a fact that is this frequent in English
+# ("using", "results", 5+) describes nothing, however rare the rest of the fact: it is no word to
+# identify a bridge by, and none a reader could find a later hop by either. A row label of one word
+# this frequent ("Models" 4.3, "Total" 5.2, 3+) is no *name* (name_forms.NAMES_NOTHING_ZIPF): far
+# below the first threshold, because a name must single one row out, where a describing word
+# only has to carry meaning.
+DESCRIBES_NOTHING_ZIPF = 5.0
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
+
+
+def word_stems(text: str) -> set[str]:
+    """Stems of the words and numbers of `text`, as facts and hops are compared."""
+    return {_stem(w) for w in _TOKEN.findall(text)}
+
+
+def title_stems(titles) -> set[str]:
+    """Stems of document titles, whole and in their hyphenated parts ("DeepSeek-R1" -> "deepseek-r",
+    "deepseek"): a question names its source by any of them."""
+    return {stem for title in titles for stem in word_stems(title) | word_stems(title.replace("-", " "))}
+
+
+def fact_words(fact: str, later: set[str], candidates: list[str],
+               titles: set[str] = frozenset()) -> tuple[list[str], list[str]]:
+    """The fact's content words (and numbers) that no later hop's evidence holds, and those to
+    avoid: held by a later hop (a reader finds the bridge there by them), or by the names of the
+    bridge and its rivals (`candidates`: "the one not containing 'Creek'", "comparable to dot
+    product" when the rivals are dot-product variants single it out by its name's form). Words
+    that tell the candidates' names apart go to the avoided ones too."""
+    named = [{_stem(w) for w in _WORD.findall(n)} for n in candidates if n]
+    # Words of the rivals' names that not every candidate's name has (the bridge's own name is
+    # never written anyway).
+    telling = set().union(*named[1:]) - set.intersection(*named) if len(named) > 1 else set()
+    words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
+                          and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
+    avoid = later | set().union(*named) if named else later
+    own = [w for w in words if _stem(w) not in avoid]
+    shared = [w for w in words if _stem(w) in avoid]
+    spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}
+    telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared}
+                           if zipf(spelled[t]) < DESCRIBES_NOTHING_ZIPF)  # "first", "model": no form
+    return own, shared + telling_words[:8]
+

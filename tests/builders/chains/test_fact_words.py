@@ -1,0 +1,21 @@
+"""The words a bridge may be described by and those a question must avoid (builders/chains/fact_words.py)."""
+
+from __future__ import annotations
+
+from builders.chains.fact_words import fact_words, title_stems, word_stems
+
+
+def test_a_fact_splits_into_its_own_words_and_words_a_later_hop_holds():
+    later = word_stems("The vessel logged 41.2 survey days in the gulf.")
+    own, avoid = fact_words("Maria Kovacs founded the institute after coastal fieldwork; its vessel logged 41.2 days",
+                            later, ["Helsinki Marine Institute", "Tallinn Sea Laboratory"])
+    assert {"coastal", "fieldwork"} <= set(own)
+    assert {"vessel", "41.2"} <= set(avoid)
+    assert "tallinn" in avoid  # a rival's name tells the candidates apart
+
+
+def test_words_of_the_sources_title_are_neither_a_description_nor_banned():
+    own, avoid = fact_words("The DeepSeek report trains with reinforcement learning", word_stems("DeepSeek R1 table"),
+                            ["GRPO"], titles=title_stems(["DeepSeek-R1: Incentivizing Reasoning Capability"]))
+    assert "deepseek" not in own + avoid
+    assert "reinforcement" in own
