@@ -44,6 +44,10 @@ _MEASURE_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 # rate on AlpacaEval 2.0", "88.2 for MATH500". That name is the value's benchmark or dataset, not a subject.
 _MEASURED_ON = re.compile(r"^[^\w(\[]*(?:[\w-]+\s+){0,%d}(?:on|in|at|for|across|over|of)\s+(?:the\s+)?$" % MEASURE_WORDS_AFTER,
                           re.IGNORECASE)
+# What stands before a name a sentence compares its subject with: "outperforming DeepSeek-V3 with scores of
+# 90.8% on MMLU" gives DeepSeek-R1's scores, not DeepSeek-V3's.
+_COMPARED_WITH = re.compile(r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|exceed\w*|than|versus|vs\.?|over|against|"
+                            r"compared\s+(?:with|to)|relative\s+to)\s+(?:the\s+)?$", re.IGNORECASE)
 _NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
                         r"layer|version|v|page|p\.|pp\.|§|\[)\s*$", re.IGNORECASE)
 
@@ -121,8 +125,9 @@ def tie_sentences(statements, chunk: str, ents: list[str]) -> list[tuple[str, st
     subject, at most MAX_TIE_WORDS words on ("BART (38.0), PEGASUS (39.1) and PRIMERA (41.2)": papers
     list values without a verb each). Not years: beside a name a year is a citation ("Shen et al.,
     2022"), not a value of it. Not subjects: a name a number is measured on ("60.8 on AIME, 94.6 on
-    MATH500": the benchmarks of one subject's values, whose "next number" is the next benchmark's) and
-    a cited author. `statements` is a statements.StatementIndex, `ents` the specific entities of the
+    MATH500": the benchmarks of one subject's values, whose "next number" is the next benchmark's), a
+    name the subject is compared with ("outperforming DeepSeek-V3 with scores of 90.8%") and a cited
+    author. `statements` is a statements.StatementIndex, `ents` the specific entities of the
     chunk. The text says what the number measures (measure_words)."""
     view = statements.view
     out = []
@@ -132,6 +137,7 @@ def tie_sentences(statements, chunk: str, ents: list[str]) -> list[tuple[str, st
         if not values:
             continue
         subjects = [e for e in ents if e in spans and not _measured_on(text, spans[e][0], values)
+                    and not _COMPARED_WITH.search(text[max(0, spans[e][0] - 40):spans[e][0]])
                     and not cited_after(text[spans[e][1]:spans[e][1] + 30])]
         for e in subjects:
             end = spans[e][1]

@@ -164,3 +164,17 @@ def test_a_list_of_subjects_with_numbers_of_one_measure_still_gives_rivals(view)
     ents = [e for e in view.mentions["c27"] if walker.rules.specific(e)]
     ties = value_ties(walker.statements, "c27", ents)
     assert listed_rivals(view, ties, HMI, "value:c27:28.9") == ["riga coastal centre", "tallinn sea laboratory"]
+
+
+def test_a_name_the_subject_is_compared_with_has_no_number_of_its_own(view):
+    """"DeepSeek-R1 ... outperforming DeepSeek-V3 with scores of 90.8% on MMLU": the score is the
+    subject's; counted as the compared model's, a last hop naming one score looked like a list."""
+    from builders.chains.values import name_prose_values, value_ties
+
+    add_chunk(view, "c28", "The Helsinki Marine Institute logged 28.9 survey days, outperforming the Tallinn Sea "
+                           "Laboratory with 31.5 survey days at sea.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    ents = [e for e in view.mentions["c28"] if walker.rules.specific(e)]
+    ties = value_ties(walker.statements, "c28", ents)
+    assert "tallinn sea laboratory" not in ties and {view.entity_name[v] for v in ties[HMI]} == {"28.9"}
