@@ -236,8 +236,13 @@ class TableIndex:
         return [cells[0].row_label for (t, _), cells in sorted(self.cells.items()) if t == table_id]
 
     def other_rows(self, cell: TableCell) -> list[str]:
-        """The labels of the table's other answerable rows: the bridge's rivals in a table hop."""
-        return [label for label in self.row_labels(cell.table_id) if label != cell.row_label]
+        """The labels of the table's other rows with an answer of the cell's kind in its column: the
+        bridge's rivals in a table hop. A row with no such value is no alternative ("Architecture: MoE"
+        or an empty cell beside benchmark scores)."""
+        number = value_is_number(cell.value)
+        return [cells[0].row_label for (t, row), cells in sorted(self.cells.items())
+                if t == cell.table_id and cells[0].row_label != cell.row_label
+                and any(c.column == cell.column and value_is_number(c.value) == number for c in cells)]
 
     def column_rivals(self, cell: TableCell) -> list[str]:
         """The same column's values in the table's other rows: the rival answers of a table hop."""

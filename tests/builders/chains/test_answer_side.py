@@ -129,6 +129,17 @@ def test_into_a_table_only_the_bridges_own_row_holds_words_to_avoid(view):
     assert "18,100" in own_row.avoid_words[0] or "answer" in own_row.reason
 
 
+def test_a_row_without_a_value_of_the_answers_kind_is_no_rival(view):
+    """DeepSeek-R1's Table 4 has "Architecture: MoE" and "# Activated Params" rows above its benchmark
+    scores: beside a score they are no alternative the question could mean."""
+    from builders.chains.tables import TableIndex, TableCell
+
+    add_table(view, "gulfs", [*GULFS, ("Seabed", "Sandy")])
+    index = TableIndex(view, frozenset({"body"}))
+    cell = TableCell("gulfs", "Gulf of Riga", "Area (km2)", "18,100", "", 0, 1)
+    assert index.other_rows(cell) == ["Gulf of Bothnia", "Gulf of Finland"]
+
+
 def test_a_table_of_two_rows_gives_its_row_away_by_elimination(view):
     add_table(view, "pair", GULFS[:2])
     reason = table_check(view)(cell_chain("c3", "pair", "18,100", 0)).reason
