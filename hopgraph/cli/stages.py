@@ -204,18 +204,22 @@ def build(
     raise typer.Exit(1 if ingested.failed or ingested.partial else 0)
 
 
-MAX_TOP_UPS = 5  # generate + dedup rounds after the first; each must add a distinct chain
+MAX_TOP_UPS = 5  # generate + dedup rounds after the first
+# Rounds in a row whose new chains dedup all took: one such round is often chance (a near-duplicate
+# drawn by the seed: the demo stopped at 29 of 30); two say the graph has nothing new left.
+STALLED_ROUNDS = 2
 
 
 def generate_distinct(ctx: RunContext) -> int:
     """Generate, dedup, and top up until [generate] n distinct accepted chains
-    (the records the dataset gets) exist or a round adds none (the graph ran
-    dry); says which. Returns the distinct chains."""
+    (the records the dataset gets) exist, or generation accepts nothing new, or
+    STALLED_ROUNDS rounds in a row add no distinct chain (the graph ran dry);
+    says which. Returns the distinct chains."""
     from builders.chains.generate import run_generate
     from builders.dedup import run_dedup
 
     want = ctx.settings.generate.n
-    distinct = 0
+    distinct, stalled = 0, 0
     for _ in range(1 + MAX_TOP_UPS):
         generated = run_generate(ctx)
         if generated.llm_unavailable:
@@ -224,7 +228,8 @@ def generate_distinct(ctx: RunContext) -> int:
         out.print(f"dedup: {deduped.duplicates} duplicates marked in {deduped.groups} groups")
         before, distinct = distinct, ctx.store.run("count_distinct_accepted")[0]["n"]
         added = sum(generated.accepted.values())
-        if distinct >= want or added == 0 or distinct <= before:
+        stalled = stalled + 1 if distinct <= before else 0
+        if distinct >= want or added == 0 or stalled >= STALLED_ROUNDS:
             break
         err.print(f"build: {distinct} distinct chains of {want} after dedup; generating {want - distinct} more",
                   highlight=False)

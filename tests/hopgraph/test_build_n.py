@@ -63,3 +63,33 @@ def test_build_tops_up_to_n_distinct_or_says_the_graph_ran_dry(graph, capsys):
     duplicates = store.run_text("MATCH (c:Chain {status: 'duplicate'}) RETURN count(c) AS n")[0]["n"]
     if duplicates and distinct >= 4:  # dedup took some: the top-up made them good
         assert "generating" in said.err
+
+
+def test_one_round_of_only_duplicates_does_not_end_the_build(monkeypatch, capsys):
+    """The demo stopped at 29 of 30: its last round's one new chain was a near-duplicate of an old
+    one. A round like that is often chance; only two in a row say the graph ran dry."""
+    import builders.chains.generate as generate
+    import builders.dedup as dedup
+    from types import SimpleNamespace
+
+    from hopgraph.cli.stages import generate_distinct
+
+    distinct_after = iter([2, 2, 3, 3, 3])  # distinct chains after each round's dedup
+
+    class Store:
+        def run(self, name):
+            assert name == "count_distinct_accepted"
+            return [{"n": current["n"]}]
+
+    current = {"n": 0}
+
+    def one_round(ctx):
+        current["n"] = next(distinct_after)
+        return SimpleNamespace(llm_unavailable=False, accepted={"text_chain": 1})
+
+    monkeypatch.setattr(generate, "run_generate", one_round)
+    monkeypatch.setattr(dedup, "run_dedup", lambda ctx: SimpleNamespace(duplicates=1, groups=1))
+    ctx = SimpleNamespace(settings=SimpleNamespace(generate=SimpleNamespace(n=4)), store=Store())
+    assert generate_distinct(ctx) == 3  # 2, then a duplicate-only round, then 3; two stalled rounds end it
+    said = capsys.readouterr()
+    assert "3 distinct chains of 4 asked: the graph ran dry" in said.out
