@@ -38,6 +38,8 @@ _LIGATURES_RE = re.compile("[\ufb00-\ufb06]")
 _CAPTION_RE = re.compile(r"^(?:Table|Figure|Fig\.)\s+[A-Z]?\d+[.:]")
 MIN_GAP_EM = 0.5  # white space narrower than this share of the type height is a space inside a cell
 SPLIT_SUPPORT = 0.3  # share of rows (at least 2) with words on both sides of a column gap
+ALIGN_EM = 0.2  # a column name centred (or edge-aligned) on its values within this share of the type height
+SPAN_OVERLAP_EM = 0.5  # a spanning header heads a column it stands over by this share of the type height
 
 
 def printed_grid(box_rows: list[list], words: list[Word]) -> list[list[str]]:
@@ -45,7 +47,7 @@ def printed_grid(box_rows: list[list], words: list[Word]) -> list[list[str]]:
     grid: list[list[Cell]] = [[words_in(box, words) if box is not None else None for box in row] for row in box_rows]
     width = max((len(r) for r in grid), default=0)
     grid = [row + [None] * (width - len(row)) for row in grid]
-    grid = _split_columns(grid)
+    grid = _share_headers(_split_columns(grid))
     grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
     texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
     return _merge_header_rows(texts)
@@ -109,28 +111,104 @@ def _column_gaps(grid: list[list[Cell]], j: int) -> list[float]:
 
 
 def _split_columns(grid: list[list[Cell]]) -> list[list[Cell]]:
+    """A box column holding several printed columns -> those columns. A heading cell stays whole in the
+    first of them, the others covered (None): _share_headers gives its words out."""
     if len(grid) < 3:
         return grid
     out: list[list[Cell]] = [[] for _ in grid]
     for j in range(len(grid[0])):
         cuts = [float("-inf"), *_column_gaps(grid, j), float("inf")]
         for i, row in enumerate(grid):
-            heading = i == 0 or not any(_is_number(w[4]) for cell in row if cell for w in cell)
-            for left, right in zip(cuts, cuts[1:]):
-                if row[j] is None:
+            for k, (left, right) in enumerate(zip(cuts, cuts[1:])):
+                if row[j] is None or (_heading(i, row) and k > 0):
                     out[i].append(None)
-                elif heading:  # a phrase across a gap (a spanning header, "After Perturb") goes to both sides
-                    out[i].append([w for p in _phrases(row[j]) if _overlaps(p, left, right) for w in p])
+                elif _heading(i, row):
+                    out[i].append(row[j])
                 else:
                     out[i].append([w for w in row[j] if left < (w[0] + w[2]) / 2 < right])
     return out
 
 
-def _overlaps(phrase: list[Word], left: float, right: float) -> bool:
-    """The phrase's centre is between the cuts, or a quarter of its width is (it spans the cut)."""
-    x0, x1 = min(w[0] for w in phrase), max(w[2] for w in phrase)
-    inside = min(x1, right) - max(x0, left)
-    return left < (x0 + x1) / 2 < right or inside >= 0.25 * (x1 - x0)
+def _heading(i: int, row: list[Cell]) -> bool:
+    """The first row, or a row without numbers (a sub-header, a section label)."""
+    return i == 0 or not any(_is_number(w[4]) for cell in row if cell for w in cell)
+
+
+def _share_headers(grid: list[list[Cell]]) -> list[list[Cell]]:
+    """A heading cell over several columns (the columns it covers are None) -> each column its words
+    (_header_shares). Columns are where the body rows print their words."""
+    body = [row for i, row in enumerate(grid) if not _heading(i, row)]
+    extents = [_extent([w for row in body if row[j] for w in row[j]]) for j in range(len(grid[0]))] if grid else []
+    out = []
+    for i, row in enumerate(grid):
+        row = list(row)
+        if _heading(i, row):
+            for j, cell in enumerate(row):
+                end = j + 1
+                while end < len(row) and row[end] is None:
+                    end += 1
+                if cell and end - j > 1 and all(extents[j:end]):
+                    row[j:end] = _header_shares(cell, extents[j:end])
+        out.append(row)
+    return out
+
+
+def _extent(words: list[Word]) -> tuple[float, float] | None:
+    return (min(w[0] for w in words), max(w[2] for w in words)) if words else None
+
+
+def _header_shares(words: list[Word], extents: list[tuple[float, float]]) -> list[list[Word]]:
+    """A heading cell's words given to the columns under it (their body extents, left to right).
+
+    A phrase within one column's stretch (up to the middles between neighbouring columns) is that
+    column's name; a phrase across the middles goes to every column whose body or name it stands over
+    by at least half an em (a spanning header: "Language-only Model" over three models), else to the
+    one holding its centre. A phrase alone in its cell that crosses the middles heads every column of
+    the cell ("Before Perturb" set over two columns, their names in the row below)."""
+    em = statistics.median(w[3] - w[1] for w in words)
+    cuts = [float("-inf"), *((a[1] + b[0]) / 2 for a, b in zip(extents, extents[1:])), float("inf")]
+    phrases = [part for phrase in _phrases(words) for part in _aligned_names(phrase, extents, cuts, em)]
+    shares: list[list[Word]] = [[] for _ in extents]
+    reach = [[extent] for extent in extents]
+    spanning = []
+    for phrase in phrases:
+        x0, x1 = min(w[0] for w in phrase), max(w[2] for w in phrase)
+        inside = [c for c in range(len(extents)) if x0 < cuts[c + 1] and x1 > cuts[c]]
+        if len(inside) == 1:
+            shares[inside[0]] += phrase
+            reach[inside[0]].append((x0, x1))
+        elif len(phrases) == 1:
+            return [list(phrase) for _ in extents]
+        else:
+            spanning.append((phrase, x0, x1))
+    for phrase, x0, x1 in spanning:
+        over = [c for c, spans in enumerate(reach)
+                if any(min(x1, b) - max(x0, a) >= SPAN_OVERLAP_EM * em for a, b in spans)]
+        middle = (x0 + x1) / 2
+        for c in over or [c for c in range(len(extents)) if cuts[c] <= middle < cuts[c + 1]]:
+            shares[c] += phrase
+    return shares
+
+
+def _aligned_names(phrase: list[Word], extents: list[tuple[float, float]], cuts: list[float], em: float) -> list[list[Word]]:
+    """Column names set so close they read as one phrase ("GPT-4o DeepSeek" over two columns) -> each
+    name: every word centred, left- or right-aligned on the values of the column holding its centre."""
+    columns = []
+    for x0, _, x1, *_ in phrase:
+        [c] = [c for c in range(len(extents)) if cuts[c] <= (x0 + x1) / 2 < cuts[c + 1]]
+        a, b = extents[c]
+        if min(abs(x0 - a), abs(x1 - b), abs((x0 + x1) / 2 - (a + b) / 2)) > ALIGN_EM * em:
+            return [phrase]
+        columns.append(c)
+    if len(set(columns)) < 2:
+        return [phrase]
+    names: list[list[Word]] = []
+    for k, word in enumerate(phrase):
+        if k and columns[k] == columns[k - 1]:
+            names[-1].append(word)
+        else:
+            names.append([word])
+    return names
 
 
 def _min_gap(words: list[Word]) -> float:
