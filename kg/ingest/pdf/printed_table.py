@@ -39,7 +39,7 @@ _CAPTION_RE = re.compile(r"^(?:Table|Figure|Fig\.)\s+[A-Z]?\d+[.:]")
 MIN_GAP_EM = 0.5  # white space narrower than this share of the type height is a space inside a cell
 SPLIT_SUPPORT = 0.3  # share of rows (at least 2) with words on both sides of a column gap
 ALIGN_EM = 0.2  # a column name centred (or edge-aligned) on its values within this share of the type height
-SPAN_OVERLAP_EM = 0.5  # a spanning header heads a column it stands over by this share of the type height
+SPAN_OVERLAP_EM = 0.1  # a spanning header heads a column it stands over by more than this share of the type height
 
 
 def printed_grid(box_rows: list[list], words: list[Word]) -> list[list[str]]:
@@ -162,7 +162,7 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]]) -> lis
 
     A phrase within one column's stretch (up to the middles between neighbouring columns) is that
     column's name; a phrase across the middles goes to every column whose body or name it stands over
-    by at least half an em (a spanning header: "Language-only Model" over three models), else to the
+    (by more than the slack of word boxes: a spanning header: "Language-only Model" over three models), else to the
     one holding its centre. A phrase alone in its cell that crosses the middles heads every column of
     the cell ("Before Perturb" set over two columns, their names in the row below)."""
     em = statistics.median(w[3] - w[1] for w in words)
@@ -283,11 +283,11 @@ def _header_wrap(row: list[str | None], header: list[str]) -> bool:
 
 
 def _sub_header(row: list[str | None], header: list[str]) -> bool:
-    """A row of column names under the header: no numbers, several cells, no row label (or the
-    header has none either: "Models" under an empty corner)."""
-    cells = [c for c in row if c]
+    """A row of column names under the header: no cell opening with a number ("GPT-4o 0513" is a
+    name), several cells, no row label (or the header has none either: "Models" under an empty corner)."""
+    cells = [c.split() for c in row if c and c.strip()]
     return ((not row[0] or not header[0]) and len(cells) >= 2
-            and not any(_is_number(t) for c in cells for t in c.split() if t not in "-–—"))
+            and not any(_is_number(c[0]) for c in cells if c[0] not in "-–—"))
 
 
 def doubt(rows: list[list[str]]) -> str:
