@@ -148,7 +148,7 @@ def _share_headers(grid: list[list[Cell]]) -> list[list[Cell]]:
                 while end < len(row) and row[end] is None:
                     end += 1
                 if cell and end - j > 1 and all(extents[j:end]):
-                    row[j:end] = _header_shares(cell, extents[j:end])
+                    row[j:end] = _header_shares(cell, extents[j:end], i == 0)
         out.append(row)
     return out
 
@@ -157,14 +157,15 @@ def _extent(words: list[Word]) -> tuple[float, float] | None:
     return (min(w[0] for w in words), max(w[2] for w in words)) if words else None
 
 
-def _header_shares(words: list[Word], extents: list[tuple[float, float]]) -> list[list[Word]]:
+def _header_shares(words: list[Word], extents: list[tuple[float, float]], first_row: bool) -> list[list[Word]]:
     """A heading cell's words given to the columns under it (their body extents, left to right).
 
     A phrase within one column's stretch (up to the middles between neighbouring columns) is that
     column's name; a phrase across the middles goes to every column whose body or name it stands over
     (by more than the slack of word boxes: a spanning header: "Language-only Model" over three models), else to the
-    one holding its centre. A phrase alone in its cell that crosses the middles heads every column of
-    the cell ("Before Perturb" set over two columns, their names in the row below)."""
+    one holding its centre. A phrase alone in a first-row cell that crosses the middles heads every
+    column of the cell ("Before Perturb" over two columns, their names in the row below); alone in a
+    later row it stays one cell, where detection put it (a section label: "Open-source models")."""
     em = statistics.median(w[3] - w[1] for w in words)
     cuts = [float("-inf"), *((a[1] + b[0]) / 2 for a, b in zip(extents, extents[1:])), float("inf")]
     phrases = [part for phrase in _phrases(words) for part in _aligned_names(phrase, extents, cuts, em)]
@@ -178,7 +179,7 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]]) -> lis
             shares[inside[0]] += phrase
             reach[inside[0]].append((x0, x1))
         elif len(phrases) == 1:
-            return [list(phrase) for _ in extents]
+            return [list(phrase) if first_row or c == 0 else [] for c in range(len(extents))]
         else:
             spanning.append((phrase, x0, x1))
     for phrase, x0, x1 in spanning:
