@@ -8,7 +8,12 @@ spanning header are empty (None: covered by the cell to their left). Here:
 
 - columns: a column whose words leave the same vertical gap in every row that
   holds a number, with words on both sides in several rows, is two columns;
-  a header word across the gap (a spanning header) goes to both;
+- heading cells over several columns (a spanning box, or a box holding two
+  printed columns): each column gets the names printed within its stretch
+  ("Qwen2.5" over "72B-Inst."), and a phrase across columns goes to every
+  column it stands over ("Language-only Model" -> "Language-only Model
+  Qwen2.5 72B-Inst.", "... LLaMA-3.1 405B-Inst.", ...); names set a narrow
+  space apart but each aligned on its values are two names;
 - rows: a row whose words sit on two or more printed lines that each fill
   several columns is that many rows; a line filling fewer columns (a wrapped
   label) joins the nearest full line;
@@ -38,7 +43,8 @@ _LIGATURES_RE = re.compile("[\ufb00-\ufb06]")
 _CAPTION_RE = re.compile(r"^(?:Table|Figure|Fig\.)\s+[A-Z]?\d+[.:]")
 MIN_GAP_EM = 0.5  # white space narrower than this share of the type height is a space inside a cell
 SPLIT_SUPPORT = 0.3  # share of rows (at least 2) with words on both sides of a column gap
-ALIGN_EM = 0.2  # a column name centred (or edge-aligned) on its values within this share of the type height
+ALIGN_EM = 0.2  # a column name centred on its values within this share of the type height
+NAME_GAP_EM = 0.35  # white between two column names set close, wider than a space (about 0.25-0.3)
 SPAN_OVERLAP_EM = 0.1  # a spanning header heads a column it stands over by more than this share of the type height
 
 
@@ -47,10 +53,21 @@ def printed_grid(box_rows: list[list], words: list[Word]) -> list[list[str]]:
     grid: list[list[Cell]] = [[words_in(box, words) if box is not None else None for box in row] for row in box_rows]
     width = max((len(r) for r in grid), default=0)
     grid = [row + [None] * (width - len(row)) for row in grid]
-    grid = _share_headers(_split_columns(grid))
+    grid = _share_headers(_read_once(_split_columns(grid)))
     grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
     texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
     return _merge_header_rows(texts)
+
+
+def _read_once(grid: list[list[Cell]]) -> list[list[Cell]]:
+    """A word printed once is read once, by the first cell holding it (detection's boxes may overlap: a
+    header row over the whole header band, and its sub-header cells again)."""
+    taken: set[int] = set()
+    out: list[list[Cell]] = []
+    for row in grid:
+        out.append([None if cell is None else [w for w in cell if id(w) not in taken] for cell in row])
+        taken.update(id(w) for cell in row if cell for w in cell)
+    return out
 
 
 def words_in(box, words: list[Word]) -> list[Word]:
@@ -116,33 +133,37 @@ def _split_columns(grid: list[list[Cell]]) -> list[list[Cell]]:
     if len(grid) < 3:
         return grid
     out: list[list[Cell]] = [[] for _ in grid]
+    headings = _headings(grid)
     for j in range(len(grid[0])):
         cuts = [float("-inf"), *_column_gaps(grid, j), float("inf")]
         for i, row in enumerate(grid):
             for k, (left, right) in enumerate(zip(cuts, cuts[1:])):
-                if row[j] is None or (_heading(i, row) and k > 0):
+                if row[j] is None or (i in headings and k > 0):
                     out[i].append(None)
-                elif _heading(i, row):
+                elif i in headings:
                     out[i].append(row[j])
                 else:
                     out[i].append([w for w in row[j] if left < (w[0] + w[2]) / 2 < right])
     return out
 
 
-def _heading(i: int, row: list[Cell]) -> bool:
-    """The first row, or a row without numbers (a sub-header, a section label)."""
-    return i == 0 or not any(_is_number(w[4]) for cell in row if cell for w in cell)
+def _headings(grid: list[list[Cell]]) -> set[int]:
+    """The first row and the rows without numbers (sub-headers, section labels); in a table of words
+    (no row with numbers) only the first."""
+    wordy = {i for i, row in enumerate(grid) if not any(_is_number(w[4]) for cell in row if cell for w in cell)}
+    return {0} | wordy if len(wordy | {0}) < len(grid) else {0}
 
 
 def _share_headers(grid: list[list[Cell]]) -> list[list[Cell]]:
     """A heading cell over several columns (the columns it covers are None) -> each column its words
-    (_header_shares). Columns are where the body rows print their words."""
-    body = [row for i, row in enumerate(grid) if not _heading(i, row)]
+    (_header_shares). Columns are where the body rows (the rows with numbers) print their words."""
+    headings = _headings(grid)
+    body = [row for i, row in enumerate(grid) if i not in headings]
     extents = [_extent([w for row in body if row[j] for w in row[j]]) for j in range(len(grid[0]))] if grid else []
     out = []
     for i, row in enumerate(grid):
         row = list(row)
-        if _heading(i, row):
+        if i in headings:
             for j, cell in enumerate(row):
                 end = j + 1
                 while end < len(row) and row[end] is None:
@@ -161,13 +182,14 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]], first_
     """A heading cell's words given to the columns under it (their body extents, left to right).
 
     A phrase within one column's stretch (up to the middles between neighbouring columns) is that
-    column's name; a phrase across the middles goes to every column whose body or name it stands over
-    (by more than the slack of word boxes: a spanning header: "Language-only Model" over three models), else to the
-    one holding its centre. A phrase alone in a first-row cell that crosses the middles heads every
-    column of the cell ("Before Perturb" over two columns, their names in the row below); alone in a
-    later row it stays one cell, where detection put it (a section label: "Open-source models")."""
+    column's name. In the first row, a phrase across the middles goes to every column whose body or
+    name it stands over by more than the slack of word boxes (a spanning header: "Language-only Model"
+    over three models), else to the one holding its centre; alone in its cell, to every column of the
+    cell ("Before Perturb" over two columns, their names in the row below). In a later row such a
+    phrase is one cell (a row label, a section label: "Open-source models"): the first column it stands
+    over, or where detection put it when alone."""
     em = statistics.median(w[3] - w[1] for w in words)
-    cuts = [float("-inf"), *((a[1] + b[0]) / 2 for a, b in zip(extents, extents[1:])), float("inf")]
+    cuts = _cuts(extents)
     phrases = [part for phrase in _phrases(words) for part in _aligned_names(phrase, extents, cuts, em)]
     shares: list[list[Word]] = [[] for _ in extents]
     reach = [[extent] for extent in extents]
@@ -185,30 +207,44 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]], first_
     for phrase, x0, x1 in spanning:
         over = [c for c, spans in enumerate(reach)
                 if any(min(x1, b) - max(x0, a) >= SPAN_OVERLAP_EM * em for a, b in spans)]
-        middle = (x0 + x1) / 2
-        for c in over or [c for c in range(len(extents)) if cuts[c] <= middle < cuts[c + 1]]:
+        for c in (over or [_column_of((x0 + x1) / 2, cuts)])[:None if first_row else 1]:
             shares[c] += phrase
     return shares
 
 
+def _cuts(extents: list[tuple[float, float]]) -> list[float]:
+    """Where each column's stretch ends: the middle of the white between neighbouring columns (of their
+    centres when ragged columns overlap), never left of the one before."""
+    cuts = [float("-inf")]
+    for a, b in zip(extents, extents[1:]):
+        middle = (a[1] + b[0]) / 2 if a[1] <= b[0] else (a[0] + a[1] + b[0] + b[1]) / 4
+        cuts.append(max(cuts[-1], middle))
+    return [*cuts, float("inf")]
+
+
+def _column_of(x: float, cuts: list[float]) -> int:
+    return next(c for c in range(len(cuts) - 1) if x < cuts[c + 1])
+
+
 def _aligned_names(phrase: list[Word], extents: list[tuple[float, float]], cuts: list[float], em: float) -> list[list[Word]]:
     """Column names set so close they read as one phrase ("GPT-4o DeepSeek" over two columns) -> each
-    name: every word centred, left- or right-aligned on the values of the column holding its centre."""
-    columns = []
-    for x0, _, x1, *_ in phrase:
-        [c] = [c for c in range(len(extents)) if cuts[c] <= (x0 + x1) / 2 < cuts[c + 1]]
-        a, b = extents[c]
-        if min(abs(x0 - a), abs(x1 - b), abs((x0 + x1) / 2 - (a + b) / 2)) > ALIGN_EM * em:
-            return [phrase]
-        columns.append(c)
-    if len(set(columns)) < 2:
-        return [phrase]
+    name, when every name is centred on the values of its column and the white between two names is
+    wider than a space (a spanning "After Perturb" has a plain space, and may sit over a column edge)."""
     names: list[list[Word]] = []
-    for k, word in enumerate(phrase):
-        if k and columns[k] == columns[k - 1]:
+    columns: list[int] = []
+    for word in phrase:
+        c = _column_of((word[0] + word[2]) / 2, cuts)
+        if columns and columns[-1] == c:
             names[-1].append(word)
         else:
             names.append([word])
+            columns.append(c)
+    if len(names) < 2 or any(b[0][0] - a[-1][2] < NAME_GAP_EM * em for a, b in zip(names, names[1:])):
+        return [phrase]
+    for name, c in zip(names, columns):
+        middle = (name[0][0] + name[-1][2]) / 2
+        if abs(middle - sum(extents[c]) / 2) > ALIGN_EM * em:
+            return [phrase]
     return names
 
 
