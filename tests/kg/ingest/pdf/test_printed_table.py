@@ -197,16 +197,17 @@ def test_column_names_set_close_together_are_not_read_as_one_phrase(tmp_path):
     are two names, each centred on its column's values; a two-word spanning header is not split."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
-    for text, centre in (("GPT-4o", 200), ("DeepSeek", 245), ("0513", 200), ("V3", 245)):
+    for text, centre in (("GPT-4o", 200), ("DeepSeek", 247), ("0513", 200), ("V3", 247)):
         centred(page, 100 if text in ("GPT-4o", "DeepSeek") else 110, text, centre, 10)
     for y, values in ((130, ("87.2", "88.5")), (144, ("72.6", "75.9")), (158, ("83.7", "91.6"))):
         line(page, y, "MMLU", 10, x=72)
-        for value, centre in zip(values, (200, 245)):
+        for value, centre in zip(values, (200, 247)):
             centred(page, y, value, centre, 10)
     save(doc, tmp_path / "c.pdf")
     with pymupdf.open(tmp_path / "c.pdf") as doc:
         words = doc[0].get_text("words")
-    assert [w[4] for w in words][:2] == ["GPT-4o", "DeepSeek"] and words[1][0] - words[0][2] < 5  # a narrow gap
+    gap, height = words[1][0] - words[0][2], words[0][3] - words[0][1]
+    assert [w[4] for w in words][:2] == ["GPT-4o", "DeepSeek"] and gap < 0.5 * height  # narrower than a cell gap
     boxes = [[(70, 90, 150, 114), (180, 90, 260, 114)]] + [[(70, y - 12, 150, y + 2), (180, y - 12, 260, y + 2)]
                                                             for y in (130, 144, 158)]
     rows = printed_grid(boxes, words)
