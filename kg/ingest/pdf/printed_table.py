@@ -183,14 +183,17 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]], first_
 
     A phrase within one column's stretch (up to the middles between neighbouring columns) is that
     column's name. In the first row, a phrase across the middles goes to every column whose body or
-    name it stands over by more than the slack of word boxes (a spanning header: "Language-only Model"
-    over three models), else to the one holding its centre; alone in its cell, to every column of the
-    cell ("Before Perturb" over two columns, their names in the row below). In a later row such a
-    phrase is one cell (a row label, a section label: "Open-source models"): the first column it stands
-    over, or where detection put it when alone."""
+    name it stands over by more than the slack of word boxes, and which has a name under it when the
+    cell holds names (a spanning header: "Language-only Model" over three models; not a block of text
+    over one column's name), else to the one holding its centre. In a later row such a phrase is one cell (a
+    row label, a section label: "Open-source models"): the first column it stands over. A phrase alone
+    in its cell heads every column of the cell in the first row (the box's reach is all that says which:
+    "TEDs" over "simple complex all" in the row below), and stays where detection put it later."""
     em = statistics.median(w[3] - w[1] for w in words)
     cuts = _cuts(extents)
     phrases = [part for phrase in _phrases(words) for part in _aligned_names(phrase, extents, cuts, em)]
+    if len(phrases) == 1:
+        return [list(words) if first_row or c == 0 else [] for c in range(len(extents))]
     shares: list[list[Word]] = [[] for _ in extents]
     reach = [[extent] for extent in extents]
     spanning = []
@@ -200,13 +203,14 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]], first_
         if len(inside) == 1:
             shares[inside[0]] += phrase
             reach[inside[0]].append((x0, x1))
-        elif len(phrases) == 1:
-            return [list(phrase) if first_row or c == 0 else [] for c in range(len(extents))]
         else:
             spanning.append((phrase, x0, x1))
+    named = any(shares)
     for phrase, x0, x1 in spanning:
+        bottom = max(w[3] for w in phrase)
         over = [c for c, spans in enumerate(reach)
-                if any(min(x1, b) - max(x0, a) >= SPAN_OVERLAP_EM * em for a, b in spans)]
+                if any(min(x1, b) - max(x0, a) >= SPAN_OVERLAP_EM * em for a, b in spans)
+                and (not named or any(w[1] >= bottom - 1 for w in shares[c]))]
         for c in (over or [_column_of((x0 + x1) / 2, cuts)])[:None if first_row else 1]:
             shares[c] += phrase
     return shares
