@@ -36,6 +36,7 @@ from kg.ingest.pdf.types import join_lines
 
 Word = tuple  # pymupdf word: (x0, y0, x1, y1, text, block, line, word_no)
 Cell = list | None  # a cell's words; None: covered by the spanning cell to its left
+Rules = tuple[list, list]  # the page's horizontal (x0, x1, y) and vertical (x, y0, y1) rules (table_cues.page_rules)
 
 _NUMBER_RE = re.compile(r"^[(\[]?[-−–+±]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)\]]?[*†‡]*$")
 _BARE_NUMBER_RE = re.compile(r"^[-−–+]?\d[\d,]*(?:\.\d+)?%?$")
@@ -48,12 +49,12 @@ NAME_GAP_EM = 0.35  # white between two column names set close, wider than a spa
 SPAN_OVERLAP_EM = 0.1  # a spanning header heads a column it stands over by more than this share of the type height
 
 
-def printed_grid(box_rows: list[list], words: list[Word]) -> list[list[str]]:
+def printed_grid(box_rows: list[list], words: list[Word], rules: Rules = ([], [])) -> list[list[str]]:
     """Rows of cell texts (the header row first) from rows of cell boxes (None: spanned cell)."""
     grid: list[list[Cell]] = [[words_in(box, words) if box is not None else None for box in row] for row in box_rows]
     width = max((len(r) for r in grid), default=0)
     grid = [row + [None] * (width - len(row)) for row in grid]
-    grid = _share_headers(_read_once(_split_columns(grid)))
+    grid = _share_headers(_read_once(_split_columns(grid)), rules)
     grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
     texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
     return _merge_header_rows(texts)
@@ -154,7 +155,7 @@ def _headings(grid: list[list[Cell]]) -> set[int]:
     return {0} | wordy if len(wordy | {0}) < len(grid) else {0}
 
 
-def _share_headers(grid: list[list[Cell]]) -> list[list[Cell]]:
+def _share_headers(grid: list[list[Cell]], rules: Rules) -> list[list[Cell]]:
     """A heading cell over several columns (the columns it covers are None) -> each column its words
     (_header_shares). Columns are where the body rows (the rows with numbers) print their words."""
     headings = _headings(grid)
@@ -171,7 +172,47 @@ def _share_headers(grid: list[list[Cell]]) -> list[list[Cell]]:
                 if cell and end - j > 1 and all(extents[j:end]):
                     row[j:end] = _header_shares(cell, extents[j:end], i == 0)
         out.append(row)
+    if out and all(extents):
+        out[0] = _ruled_reach(out[0], extents, rules)
     return out
+
+
+def _ruled_reach(row: list[Cell], extents: list[tuple[float, float]], rules: Rules) -> list[Cell]:
+    """A spanning header (its words given to several columns) also heads the columns its rules reach
+    ("Vision-Language Model" over four models, the last one beyond the phrase's own words): the
+    vertical rules on either side, else the rule printed under it (booktabs' cmidrule; in a ruled grid
+    the line under a cell spans the whole table). Never the first column (the row labels') nor a column
+    with a header of its own on the phrase's line ("WCN" beside "1-best")."""
+    counts: dict[int, int] = {}
+    for cell in row:
+        for w in cell or []:
+            counts[id(w)] = counts.get(id(w), 0) + 1
+    spanning = [w for w in dict.fromkeys(w for cell in row if cell for w in cell) if counts[id(w)] > 1]
+    out = list(row)
+    for phrase in _phrases(spanning) if spanning else []:
+        reach = _rule_reach(phrase, rules)
+        columns = [c for c, (a, b) in enumerate(extents) if reach and reach[0] <= (a + b) / 2 <= reach[1]]
+        if len(columns) == len(extents):
+            continue  # the table's frame, not a group's rule
+        top, bottom = min(w[1] for w in phrase), max(w[3] for w in phrase)
+        for c in columns[1:] if columns[:1] == [0] else columns:  # the row labels' column heads no group
+            if not any(top <= (w[1] + w[3]) / 2 <= bottom for w in out[c] or []):  # nor the phrase itself
+                out[c] = [*phrase, *(out[c] or [])]
+    return out
+
+
+def _rule_reach(phrase: list[Word], rules: Rules) -> tuple[float, float] | None:
+    x0, x1 = min(w[0] for w in phrase), max(w[2] for w in phrase)
+    top, bottom = min(w[1] for w in phrase), max(w[3] for w in phrase)
+    horizontal, vertical = rules
+    crossing = [x for x, y0, y1 in vertical if y0 <= (top + bottom) / 2 <= y1]
+    left = max((x for x in crossing if x <= x0), default=None)
+    right = min((x for x in crossing if x >= x1), default=None)
+    under = [(a, b) for a, b, y in horizontal
+             if bottom - 1 <= y <= 2 * bottom - top and min(b, x1) - max(a, x0) > 0.5 * (x1 - x0)]
+    if left is None and right is None:  # no vertical rules beside it: the rule under it, if any
+        return min(under, key=lambda r: r[1] - r[0]) if under else None
+    return (float("-inf") if left is None else left, float("inf") if right is None else right)
 
 
 def _extent(words: list[Word]) -> tuple[float, float] | None:
@@ -206,7 +247,7 @@ def _header_shares(words: list[Word], extents: list[tuple[float, float]], first_
         else:
             spanning.append((phrase, x0, x1))
     named = any(shares)
-    for phrase, x0, x1 in spanning:
+    for phrase, x0, x1 in sorted(spanning, key=lambda s: -max(w[3] for w in s[0])):  # names first, then above
         bottom = max(w[3] for w in phrase)
         over = [c for c, spans in enumerate(reach)
                 if any(min(x1, b) - max(x0, a) >= SPAN_OVERLAP_EM * em for a, b in spans)
