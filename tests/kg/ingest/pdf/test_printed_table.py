@@ -190,6 +190,9 @@ def test_a_spanning_header_box_over_detected_columns_is_shared_out_by_position(t
                        "Language-only Model DeepSeek V3", "Vision-Language Model Qwen2-VL",
                        "Vision-Language Model GPT-4o 0513", "Kimi k1.5"]  # the group's words stop short of Kimi
     assert rows[1:] == [[label, *values] for label, values in BENCHMARKS]
+    # a vertical rule between the groups (Kimi k1.5's Table 3) says the second group runs to the table's edge
+    ruled = printed_grid([header, *body], words, ([], [(350.0, 190.0, 230.0)]))
+    assert ruled[0][6] == "Vision-Language Model Kimi k1.5" and ruled[0][:6] == rows[0][:6]
 
 
 def test_column_names_set_close_together_are_not_read_as_one_phrase(tmp_path):
@@ -213,3 +216,26 @@ def test_column_names_set_close_together_are_not_read_as_one_phrase(tmp_path):
     rows = printed_grid(boxes, words)
     assert rows[0] == ["", "GPT-4o 0513", "DeepSeek V3"]
     assert rows[1] == ["MMLU", "87.2", "88.5"]
+
+
+def test_a_section_label_row_stays_one_cell_and_out_of_the_header(tmp_path):
+    """"Open-source models" centred across the value columns under the header labels the rows below it:
+    one cell, where detection put it, not copied into each column nor joined to the header."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for text, centre in (("MMLU", 215), ("GSM8K", 270)):
+        centred(page, 100, text, centre)
+    line(page, 100, "Model", 9, x=90)
+    centred(page, 114, "Open-source models", 242)
+    for y, label, values in ((128, "ChatGLM2", ("45.5", "28.8")), (140, "QWEN-7B", ("55.8", "50.3"))):
+        line(page, y, label, 9, x=90)
+        for value, centre in zip(values, (215, 270)):
+            centred(page, y, value, centre)
+    save(doc, tmp_path / "s.pdf")
+    with pymupdf.open(tmp_path / "s.pdf") as doc:
+        words = doc[0].get_text("words")
+    columns = ((85, 185), (185, 242), (242, 300))
+    boxes = [[(a, 90, b, 104) for a, b in columns], [(85, 104, 300, 118), None, None],
+             *([(a, y - 10, b, y + 2) for a, b in columns] for y in (128, 140))]
+    assert printed_grid(boxes, words) == [["Model", "MMLU", "GSM8K"], ["Open-source models", "", ""],
+                                          ["ChatGLM2", "45.5", "28.8"], ["QWEN-7B", "55.8", "50.3"]]
