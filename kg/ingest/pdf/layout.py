@@ -43,7 +43,7 @@ def collect_page(page: pymupdf.Page) -> RawPage:
     # only pages with a table cue get it.
     result.table_cue = table_cue(blocks, drawings, page.rect)
     if result.table_cue:
-        result.tables = find_tables(page)
+        result.tables = find_tables(page, drawings)
         remove_text_in_tables(result)
     return result
 

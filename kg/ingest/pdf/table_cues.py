@@ -31,7 +31,7 @@ NUMERIC_ROWS = 3
 _NUMERIC_CELL_RE = re.compile(r"^[(\-–−+]?[$€£¥]?\s*\d[\d,.]*\s*%?\)?\*?$|^[$€£¥%]$|^[-–—]$")
 
 
-def _rules(drawings: list[dict], rect: pymupdf.Rect) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+def page_rules(drawings: list[dict], rect: pymupdf.Rect) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
     """(x0, x1, y) of horizontal rules and (x, y0, y1) of vertical ones inside the body band."""
     top, bottom = rect.y0 + FRAME_BAND * rect.height, rect.y1 - FRAME_BAND * rect.height
     horizontal: list[tuple[float, float, float]] = []
@@ -54,7 +54,7 @@ def _rules(drawings: list[dict], rect: pymupdf.Rect) -> tuple[list[tuple[float, 
 
 
 def _ruled(drawings: list[dict], rect: pymupdf.Rect) -> bool:
-    horizontal, vertical = _rules(drawings, rect)
+    horizontal, vertical = page_rules(drawings, rect)
     groups: dict[tuple[int, int], list[float]] = defaultdict(list)
     for x0, x1, y in horizontal:
         key = (round(x0 / SAME_EDGE_PT), round(x1 / SAME_EDGE_PT))

@@ -7,24 +7,27 @@ import re
 import pymupdf
 
 from kg.enrich.references import caption_label
-from kg.ingest.pdf.printed_table import words_in, cell_text, doubt, printed_grid
+from kg.ingest.pdf.printed_table import Rules, words_in, cell_text, doubt, printed_grid
+from kg.ingest.pdf.table_cues import page_rules
 from kg.ingest.pdf.types import UNMAPPED_GLYPH_RE, Line, RawBlock, RawPage, RawTable
 
 TABLE_CAPTION_MAX_GAP = 60.0  # points between a table and its caption
 _DOT_LEADERS_RE = re.compile(r" ?(?:\. ?){4,}")  # "AFM revisions ........" in cost tables
 
 
-def find_tables(page: pymupdf.Page) -> list[RawTable]:
+def find_tables(page: pymupdf.Page, drawings: list[dict] | None = None) -> list[RawTable]:
+    """The page's tables; `drawings` (page.get_drawings()) give the rules that show a spanning header's reach."""
     tables = []
     try:
         found = page.find_tables()
     except Exception:  # table detection is best effort; the text still gets read
         return []
     words = page_words(page) if found.tables else []
+    rules = page_rules(page.get_drawings() if drawings is None else drawings, page.rect) if found.tables else ([], [])
     for table in found.tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        caption, rows = printed_rows(table, words, page.number + 1)
+        caption, rows = printed_rows(table, words, page.number + 1, rules)
         if len(rows) >= 2:
             markdown = _DOT_LEADERS_RE.sub("", rows_markdown(rows)).strip()
         else:  # no cell boxes to read: pymupdf's own text (it keeps "0.81" whole, not "Qwen1.5-7B")
@@ -60,7 +63,7 @@ def page_words(page: pymupdf.Page) -> list[tuple]:
     return words
 
 
-def printed_rows(table, words: list[tuple], page: int = 1) -> tuple[RawBlock | None, list[list[str]]]:
+def printed_rows(table, words: list[tuple], page: int = 1, rules: Rules = ([], [])) -> tuple[RawBlock | None, list[list[str]]]:
     """The table's caption when pymupdf took it for its first row, and its rows (header first), each
     cell's text rebuilt from the page's words (kg.ingest.pdf.printed_table: printed rows and columns
     told apart, spanning headers spread).
@@ -76,7 +79,7 @@ def printed_rows(table, words: list[tuple], page: int = 1) -> tuple[RawBlock | N
     caption = _caption_row(boxes[0], words, page) if boxes else None
     if caption is not None:
         boxes = boxes[1:]
-    rows = printed_grid(boxes, words) if boxes else []
+    rows = printed_grid(boxes, words, rules) if boxes else []
     return caption, [row for row in rows if any(row)]
 
 

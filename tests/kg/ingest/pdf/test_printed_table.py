@@ -119,3 +119,123 @@ def test_a_table_kept_as_text_shows_its_printed_lines_and_says_why_in_its_cells(
     assert block.kind == "table" and json.loads(block.cells) == {"kept_as_text": reason}
     assert block.text == "Dataset  Train\nNQ  79,168 58,880\nSQuAD  78,713 70,096"
     assert table_cells(block) == []  # no chain asks for one of its cells
+
+
+GROUPS = (("Language-only Model", (("Qwen2.5", "72B-Inst."), ("LLaMA-3.1", "405B-Inst."), ("DeepSeek", "V3"))),
+          ("Vision-Language Model", (("Qwen2-VL",), ("GPT-4o", "0513"), ("Kimi", "k1.5"))))
+BENCHMARKS = (("MMLU (EM)", ("85.3", "88.6", "88.5", "-", "87.2", "87.4")),
+              ("C-Eval (EM)", ("86.1", "61.5", "86.5", "-", "76.0", "88.3")),
+              ("MATH-500 (EM)", ("80.0", "73.8", "90.2", "-", "74.6", "94.6")),
+              ("MMMU-Val (Pass@1)", ("-", "-", "-", "64.5", "69.1", "68.0")))
+CENTRES = (215, 270, 325, 390, 445, 500)  # each column's names and values are centred here
+
+
+def centred(page: pymupdf.Page, y: float, text: str, centre: float, size: float = 9) -> None:
+    line(page, y, text, size, x=centre - pymupdf.get_text_length(text, "helv", size) / 2)
+
+
+def grouped_header_page(path):
+    """A results table as LLM reports print it (booktabs rules): a spanning header over each group of
+    columns, each column's own name on one or two lines under it, values centred under the names."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 72, LOREM * 2)
+    line(page, 180, "Table 3: Performance of the models on text and vision benchmarks.")
+    page.draw_line((80, 190), (530, 190), width=1)
+    names = [column for _, columns in GROUPS for column in columns]
+    for (group, _), first in zip(GROUPS, (0, 3)):  # centred over its columns' span, a rule under it
+        left = CENTRES[first] - pymupdf.get_text_length(names[first][0], "helv", 9) / 2
+        right = CENTRES[first + 2] + pymupdf.get_text_length(names[first + 2][0], "helv", 9) / 2
+        centred(page, 202, group, (left + right) / 2)
+        page.draw_line((left, 206), (right, 206), width=0.5)
+    for centre, column in zip(CENTRES, names):
+        for k, part in enumerate(column):
+            centred(page, 216 + 10 * k, part, centre)
+    line(page, 216, "Benchmark", 9, x=90)
+    page.draw_line((80, 232), (530, 232), width=0.5)
+    for r, (label, values) in enumerate(BENCHMARKS):
+        line(page, 244 + 12 * r, label, 9, x=90)
+        for centre, value in zip(CENTRES, values):
+            centred(page, 244 + 12 * r, value, centre)
+    page.draw_line((80, 286), (530, 286), width=1)
+    paragraph(page, 300, "After the table. " + LOREM)
+    return save(doc, path)
+
+
+def test_columns_under_a_spanning_header_each_get_their_own_name(tmp_path):
+    """Each column is named as printed over it, the spanning header kept as a prefix, not the whole
+    header text repeated in every column of its group; the cells read as printed."""
+    doc = read_pdf(grouped_header_page(tmp_path / "g.pdf"), tmp_path / "assets", workers=1)
+    [table] = [b for b in doc.blocks if b.kind == "table"]
+    grid = json.loads(table.cells)
+    assert table.label == "Table 3" and "kept_as_text" not in grid
+    # the group's words stop short of "Kimi k1.5"; the rule printed under the group reaches it
+    assert grid["header"] == ["Benchmark", "Language-only Model Qwen2.5 72B-Inst.",
+                              "Language-only Model LLaMA-3.1 405B-Inst.", "Language-only Model DeepSeek V3",
+                              "Vision-Language Model Qwen2-VL", "Vision-Language Model GPT-4o 0513",
+                              "Vision-Language Model Kimi k1.5"]
+    assert grid["rows"] == [[label, *values] for label, values in BENCHMARKS]
+
+
+def test_a_spanning_header_box_over_detected_columns_is_shared_out_by_position(tmp_path):
+    """What detection returns on such a table: one header box over a group (its other columns None)
+    holding the group's name and its columns' names, and a box holding two printed columns."""
+    with pymupdf.open(grouped_header_page(tmp_path / "g.pdf")) as doc:
+        words = doc[0].get_text("words")
+    header = [(85, 192, 185, 230), (185, 192, 352, 230), None, None, (352, 192, 530, 230), None]
+    edges = (85, 185, 242, 297, 352, 472, 530)  # the vision box holds Qwen2-VL and GPT-4o
+    body = [[(a, y, b, y + 12) for a, b in zip(edges, edges[1:])] for y in (234, 246, 258, 270)]
+    rows = printed_grid([header, *body], words)  # no rules given: the words alone say which columns
+    assert rows[0] == ["Benchmark", "Language-only Model Qwen2.5 72B-Inst.", "Language-only Model LLaMA-3.1 405B-Inst.",
+                       "Language-only Model DeepSeek V3", "Vision-Language Model Qwen2-VL",
+                       "Vision-Language Model GPT-4o 0513", "Kimi k1.5"]  # the group's words stop short of Kimi
+    assert rows[1:] == [[label, *values] for label, values in BENCHMARKS]
+    # a vertical rule between the groups (Kimi k1.5's Table 3) says the second group runs to the table's edge
+    ruled = printed_grid([header, *body], words, ([], [(350.0, 190.0, 230.0)]))
+    assert ruled[0][6] == "Vision-Language Model Kimi k1.5" and ruled[0][:6] == rows[0][:6]
+
+
+def test_column_names_set_close_together_are_not_read_as_one_phrase(tmp_path):
+    """"GPT-4o" and "DeepSeek" printed a narrow space apart over two columns (DeepSeek-R1's Table 4)
+    are two names, each centred on its column's values; a two-word spanning header is not split."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for text, centre in (("GPT-4o", 200), ("DeepSeek", 247), ("0513", 200), ("V3", 247)):
+        centred(page, 100 if text in ("GPT-4o", "DeepSeek") else 110, text, centre, 10)
+    for y, values in ((130, ("87.2", "88.5")), (144, ("72.6", "75.9")), (158, ("83.7", "91.6"))):
+        line(page, y, "MMLU", 10, x=72)
+        for value, centre in zip(values, (200, 247)):
+            centred(page, y, value, centre, 10)
+    save(doc, tmp_path / "c.pdf")
+    with pymupdf.open(tmp_path / "c.pdf") as doc:
+        words = doc[0].get_text("words")
+    gap, height = words[1][0] - words[0][2], words[0][3] - words[0][1]
+    assert [w[4] for w in words][:2] == ["GPT-4o", "DeepSeek"] and gap < 0.5 * height  # narrower than a cell gap
+    boxes = [[(70, 90, 150, 114), (180, 90, 260, 114)]] + [[(70, y - 12, 150, y + 2), (180, y - 12, 260, y + 2)]
+                                                            for y in (130, 144, 158)]
+    rows = printed_grid(boxes, words)
+    assert rows[0] == ["", "GPT-4o 0513", "DeepSeek V3"]
+    assert rows[1] == ["MMLU", "87.2", "88.5"]
+
+
+def test_a_section_label_row_stays_one_cell_and_out_of_the_header(tmp_path):
+    """"Open-source models" centred across the value columns under the header labels the rows below it:
+    one cell, where detection put it, not copied into each column nor joined to the header."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for text, centre in (("MMLU", 215), ("GSM8K", 270)):
+        centred(page, 100, text, centre)
+    line(page, 100, "Model", 9, x=90)
+    centred(page, 114, "Open-source models", 242)
+    for y, label, values in ((128, "ChatGLM2", ("45.5", "28.8")), (140, "QWEN-7B", ("55.8", "50.3"))):
+        line(page, y, label, 9, x=90)
+        for value, centre in zip(values, (215, 270)):
+            centred(page, y, value, centre)
+    save(doc, tmp_path / "s.pdf")
+    with pymupdf.open(tmp_path / "s.pdf") as doc:
+        words = doc[0].get_text("words")
+    columns = ((85, 185), (185, 242), (242, 300))
+    boxes = [[(a, 90, b, 104) for a, b in columns], [(85, 104, 300, 118), None, None],
+             *([(a, y - 10, b, y + 2) for a, b in columns] for y in (128, 140))]
+    assert printed_grid(boxes, words) == [["Model", "MMLU", "GSM8K"], ["Open-source models", "", ""],
+                                          ["ChatGLM2", "45.5", "28.8"], ["QWEN-7B", "55.8", "50.3"]]
