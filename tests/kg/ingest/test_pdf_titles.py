@@ -61,3 +61,14 @@ def test_stamps_links_and_series_labels(text):
                                   "Dense Passage Retrieval for Open-Domain Question Answering"])
 def test_titles_are_not_stamps(text):
     assert not is_stamp(text)
+
+
+def test_a_volume_in_the_metadata_is_no_title(tmp_path):
+    """ACL Anthology PDFs carry their proceedings volume as the metadata title: every paper of the
+    volume would be "Proceedings of the 45th Annual Meeting ..." and a question would name that."""
+    path = tmp_path / "paper.pdf"
+    volume = "Proceedings of the 45th Annual Meeting of the Association of Computational Linguistics"
+    _pdf(path, "Sparse Information Extraction", "Pages 696-703, Prague, June 2007", 90, volume)
+    doc = read_document(path, tmp_path / "assets")
+    assert doc.title == "Sparse Information Extraction"
+    assert meaningful_metadata_title(volume) == ""
