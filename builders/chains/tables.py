@@ -217,10 +217,10 @@ class TableIndex:
         for row in sorted({r for (t, r) in self.cells if t == node.id}):
             label = self.cells[(node.id, row)][0].row_label
             keys[normal_label(label)] = (node.id, row)
-            short = normal_label(_TRAILING_PAREN.sub("", label))
-            if short and short != normal_label(label):
-                seen_short[short] += 1
-                keys.setdefault(short, (node.id, row))
+            for short in {normal_label(f) for f in label_forms(label)} - {normal_label(label)}:
+                if short:
+                    seen_short[short] += 1
+                    keys.setdefault(short, (node.id, row))
         # "Bib. linking (GROBID)" and "Bib. linking (LATEX)": the short form names neither.
         return {k: v for k, v in keys.items() if seen_short[k] <= 1}
 
@@ -313,7 +313,7 @@ def name_table_rows(view: CorpusView, evidence_roles: frozenset[str], is_ordinar
         if len(labels) < MIN_NAMED_ROWS:
             continue
         for label in labels:
-            name = _TRAILING_PAREN.sub("", " ".join(label.split()))
+            name = label_forms(label)[-1]  # the shortest: "DiPS∗" is named "DiPS", "NC-RAPT (High)" "NC-RAPT"
             key = normal_label(name)
             if not key or key in known or is_ordinary(name) or not specific_name(name, "PRODUCT") \
                     or len(name.split()) > 4:

@@ -42,12 +42,15 @@ FRAME_WORDS = frozenset({"model", "figure", "fig", "table", "tab", "result", "da
 _MEASURE_WORD = re.compile(r"[A-Za-z][A-Za-z-]{2,}")
 # What stands between a number and the name it is measured on: "60.8 on AIME", "38.9 length-controlled win
 # rate on AlpacaEval 2.0", "88.2 for MATH500". That name is the value's benchmark or dataset, not a subject.
-_MEASURED_ON = re.compile(r"^[^\w(\[]*(?:[\w-]+\s+){0,%d}(?:on|in|at|for|across|over|of)\s+(?:the\s+)?$" % MEASURE_WORDS_AFTER,
+_MEASURED_ON = re.compile(r"^[^\w(\[]*(?:[\w-]+\s+){0,%d}(?:on|in|at|for|across|over)\s+(?:the\s+)?$" % MEASURE_WORDS_AFTER,
                           re.IGNORECASE)
 # What stands before a name a sentence compares its subject with: "outperforming DeepSeek-V3 with scores of
 # 90.8% on MMLU" gives DeepSeek-R1's scores, not DeepSeek-V3's.
 _COMPARED_WITH = re.compile(r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|exceed\w*|than|versus|vs\.?|over|against|"
-                            r"compared\s+(?:with|to)|relative\s+to)\s+(?:the\s+)?$", re.IGNORECASE)
+                            r"compared\s+(?:with|to)|relative\s+to)\s+(?:(?:both|all|all\s+of|each\s+of)\s+)?"
+                            r"(?:the\s+)?$", re.IGNORECASE)
+# Between two names of one list ("outperforming GPT-4o and Claude Sonnet 3.5"): the second is compared too.
+_LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|as\s+well\s+as\s+)(?:the\s+)?", re.IGNORECASE)
 _NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
                         r"layer|version|v|page|p\.|pp\.|§|\[)\s*$", re.IGNORECASE)
 
@@ -136,16 +139,36 @@ def tie_sentences(statements, chunk: str, ents: list[str]) -> list[tuple[str, st
         values = sorted((sp[0], sp[1], v) for v, sp in spans.items() if is_value(v) and view.entity_label.get(v) != "DATE")
         if not values:
             continue
-        subjects = [e for e in ents if e in spans and not _measured_on(text, spans[e][0], values)
-                    and not _COMPARED_WITH.search(text[max(0, spans[e][0] - 40):spans[e][0]])
+        names = [e for e in ents if e in spans]
+        compared = _compared_names(text, spans, names)
+        subjects = [e for e in names if e not in compared and not _measured_on(text, spans[e][0], values)
                     and not cited_after(text[spans[e][1]:spans[e][1] + 30])]
         for e in subjects:
             end = spans[e][1]
-            stop = min((spans[o][0] for o in subjects if o != e and spans[o][0] >= end), default=len(text))
+            # A number is searched up to the next name of any kind (past one, it may be that name's: "than
+            # the Tallinn laboratory (31.5 days)"); its measure words run on to the next subject.
+            stop = min((spans[o][0] for o in names if o != e and spans[o][0] >= end), default=len(text))
             first = next(((start, v_end, v) for start, v_end, v in values if end <= start < stop), None)
             if first is not None and len(text[end:first[0]].split()) <= MAX_TIE_WORDS:
-                after = text[first[1]:stop].split()[:MEASURE_WORDS_AFTER]
+                until = min((spans[o][0] for o in subjects if o != e and spans[o][0] >= end), default=len(text))
+                after = text[first[1]:until].split()[:MEASURE_WORDS_AFTER]
                 out.append((e, first[2], " ".join([text[end:first[1]], *after])))
+    return out
+
+
+def _compared_names(text: str, spans: dict[str, tuple[int, int]], names: list[str]) -> set[str]:
+    """Names a sentence compares its subject with: right after a comparing word ("outperforming
+    DeepSeek-V3", "than both the ..."), or listed after such a name ("GPT-4o and Claude Sonnet 3.5")."""
+    out: set[str] = set()
+    last_end = -1
+    for e in sorted(names, key=lambda n: spans[n][0]):
+        start = spans[e][0]
+        if _COMPARED_WITH.search(text[max(0, start - 40):start]) or (
+                last_end >= 0 and _LIST_GAP.fullmatch(text[last_end:start])):
+            out.add(e)
+            last_end = spans[e][1]
+        else:
+            last_end = -1
     return out
 
 

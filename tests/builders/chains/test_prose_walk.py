@@ -178,3 +178,16 @@ def test_a_name_the_subject_is_compared_with_has_no_number_of_its_own(view):
     ents = [e for e in view.mentions["c28"] if walker.rules.specific(e)]
     ties = value_ties(walker.statements, "c28", ents)
     assert "tallinn sea laboratory" not in ties and {view.entity_name[v] for v in ties[HMI]} == {"28.9"}
+    # Past the compared name a number may be that name's: no one gets it (review of session 9).
+    add_chunk(view, "c29", "The Helsinki Marine Institute outperformed the Tallinn Sea Laboratory (31.5 survey "
+                           "days) with 28.9 survey days.")
+    # Every name of a list after the comparing word is compared.
+    add_chunk(view, "c30", "The Helsinki Marine Institute logged 28.9 survey days, outperforming the Tallinn Sea "
+                           "Laboratory and the Riga Coastal Centre by 12.5 days.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    for chunk in ("c29", "c30"):
+        ents = [e for e in view.mentions[chunk] if walker.rules.specific(e)]
+        ties = value_ties(walker.statements, chunk, ents)
+        assert not {"tallinn sea laboratory", "riga coastal centre"} & set(ties), chunk
+        assert {view.entity_name[v] for v in ties.get(HMI, {})} <= {"28.9"}, chunk

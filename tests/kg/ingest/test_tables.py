@@ -92,6 +92,12 @@ def test_a_group_column_before_the_labels_leaves_every_row_named():
     # A first column that names most rows stays the label column.
     plain = "| Model | Params | Score |\n|---|---|---|\n| A | 7B | 1.0 |\n| B | 13B | 2.0 |\n|  | 70B | 3.0 |\n"
     assert {c.row_label for c in table_cells(plain)} == {"A", "B"}
+    # So does a headed first column with sizes beside it, however many blanks it has (review).
+    sizes = ("| Model | Size | MMLU |\n|---|---|---|\n| LLaMA-2 | 7B | 45.3 |\n|  | 13B | 54.8 |\n|  | 70B | 68.9 |\n"
+             "| Mixtral | 8x7B | 70.6 |\n")
+    assert {c.row_label for c in table_cells(sizes)} == {"LLaMA-2", "Mixtral"}
+    unheaded = sizes.replace("| Model |", "|  |")
+    assert {c.row_label for c in table_cells(unheaded)} == {"LLaMA-2", "Mixtral"}  # sizes are no labels
 
 
 def test_markdown_table_cells_reach_the_chunk(tmp_path):
