@@ -314,9 +314,11 @@ class ChainConstruction:
 
     def _title_words(self, cand: Candidate) -> set[str]:
         """Stems of the chain's document titles: the question names its source by them, so they are
-        neither words to avoid nor a way to describe a bridge."""
+        neither words to avoid nor a way to describe a bridge. Not the words of a bridge's own name
+        (a paper titled after the model its table lists): those keep every rule."""
         titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
-        return title_stems(titles)
+        bridges = [self.view.entity_name.get(b, "") for b in cand.bridges if b]
+        return title_stems(titles) - title_stems(bridges)
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from builders.chains.fact_words import fact_words, title_stems, word_stems
+from tests.builders.chains.test_construction import view  # noqa: F401
 
 
 def test_a_fact_splits_into_its_own_words_and_words_a_later_hop_holds():
@@ -19,3 +20,14 @@ def test_words_of_the_sources_title_are_neither_a_description_nor_banned():
                             ["GRPO"], titles=title_stems(["DeepSeek-R1: Incentivizing Reasoning Capability"]))
     assert "deepseek" not in own + avoid
     assert "reinforcement" in own
+
+
+def test_a_title_word_that_is_the_bridges_name_keeps_every_rule(view):
+    """A paper titled after its own model, whose table lists that model as the bridge's row: naming the
+    source would name the bridge, so the title's words are no exemption there (review of session 9)."""
+    from tests.builders.chains.test_construction import HMI, construction, serial
+
+    view.doc_title["d1"] = "Helsinki Marine Institute: annual report"
+    cand = serial(("c1", HMI), ("c8", ""), answer="aurora research vessel")
+    titles = construction(view)._title_words(cand)
+    assert "helsinki" not in titles and "annual" in titles
