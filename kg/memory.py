@@ -9,7 +9,7 @@ top is never free. The heap then grew part after part while what it held in
 use stayed flat: 2 MB of PEP text in 200,000-character parts, main process
 before parts 0-3: RSS 783, 1,016, 1,117, 1,250 MB, malloc in use 260, 286,
 288, 289 MB, malloc free (kept, resident) 35, 142, 237, 373 MB
-(bench/records/memory_2026-11-25.md, section 4). malloc_trim(0) gives every
+(bench/records/memory_2026-11-25b.md). malloc_trim(0) gives every
 whole free page back (also in the middle of the heap, since glibc 2.8);
 what it costs is a walk over the heap's free lists, a few milliseconds.
 
