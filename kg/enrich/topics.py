@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kg.ids import content_id
 
 _TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b")  # "5th" gives nothing, not "th"
@@ -58,17 +60,16 @@ def tokenize(text: str, stop: frozenset[str]) -> list[str]:
     return [t for t in words if len(t) > 1 and t not in stop and not MARKUP_WORD.match(t)]
 
 
-def _leiden(n: int, edges: list[tuple[int, int, float]], resolution: float, seed: int) -> list[int]:
-    """Community number per node; weights are the similarity scores."""
+def _leiden(n: int, pairs: "np.ndarray", weights: "np.ndarray", resolution: float, seed: int) -> list[int]:
+    """Community number per node; `pairs` (m x 2 node numbers), `weights` the similarity scores."""
     import igraph as ig
     import leidenalg
 
-    graph = ig.Graph(n=n, edges=[(a, b) for a, b, _ in edges], directed=False)
-    weights = [max(float(w), 0.0) for _, _, w in edges]
+    graph = ig.Graph(n=n, edges=pairs.tolist(), directed=False)
     partition = leidenalg.find_partition(
         graph,
         leidenalg.RBConfigurationVertexPartition,
-        weights=weights,
+        weights=np.maximum(weights, 0.0).tolist(),
         resolution_parameter=resolution,
         seed=seed,
         n_iterations=-1,  # until stable, so the result does not depend on an iteration budget
@@ -76,18 +77,31 @@ def _leiden(n: int, edges: list[tuple[int, int, float]], resolution: float, seed
     return list(partition.membership)
 
 
+def _node_edges(index: dict[str, int], edges: list[tuple[str, str, float]]) -> tuple["np.ndarray", "np.ndarray"]:
+    """The edges between known chunks as numbered pairs (smaller first, no loops), each pair once
+    with its highest score, sorted by pair: the igraph edge order (and so Leiden's result) does
+    not depend on input order. Arrays, not a dict of tuples: about 16 bytes an edge instead of
+    about 250, and a long text has some 6 edges a chunk."""
+    n = len(index)
+    a = np.fromiter((index.get(e[0], -1) for e in edges), dtype=np.int64, count=len(edges))
+    b = np.fromiter((index.get(e[1], -1) for e in edges), dtype=np.int64, count=len(edges))
+    w = np.fromiter((e[2] for e in edges), dtype=np.float64, count=len(edges))
+    keep = (a >= 0) & (b >= 0) & (a != b)
+    lo, hi, w = np.minimum(a, b)[keep], np.maximum(a, b)[keep], w[keep]
+    key = lo * n + hi
+    order = np.lexsort((-w, key))  # by pair, its highest score first
+    key, w = key[order], w[order]
+    first = np.ones(len(key), dtype=bool)
+    first[1:] = key[1:] != key[:-1]
+    key, w = key[first], w[first]
+    return np.stack([key // n, key % n], axis=1), w
+
+
 def _groups(chunk_ids: list[str], edges: list[tuple[str, str, float]], resolution: float, seed: int) -> tuple[list[list[str]], list[str]]:
     """(communities of >= 2 chunks, leftover chunks) from the similarity graph."""
     chunk_ids = sorted(chunk_ids)  # node numbering independent of input order
-    index = {cid: i for i, cid in enumerate(chunk_ids)}
-    int_edges: dict[tuple[int, int], float] = {}
-    for a, b, w in edges:
-        if a in index and b in index and a != b:
-            key = (min(index[a], index[b]), max(index[a], index[b]))
-            int_edges[key] = max(w, int_edges.get(key, w))
-    # Sorted edges: the igraph edge order (and so Leiden's result) does not depend on input order.
-    ordered = [(a, b, w) for (a, b), w in sorted(int_edges.items())]
-    membership = _leiden(len(chunk_ids), ordered, resolution, seed) if chunk_ids else []
+    pairs, weights = _node_edges({cid: i for i, cid in enumerate(chunk_ids)}, edges)
+    membership = _leiden(len(chunk_ids), pairs, weights, resolution, seed) if chunk_ids else []
     by_comm: dict[int, list[str]] = {}
     for cid, comm in zip(chunk_ids, membership):
         by_comm.setdefault(comm, []).append(cid)

@@ -44,11 +44,11 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     cc_new = with_vector & ~repeat
     cc_old = ~is_new & is_chunk
     if cc_old.any():
-        pairs = knn_pairs_incremental(vecs[cc_new], [ids[j] for j in np.nonzero(cc_new)[0]],
-                                      vecs[cc_old], [ids[j] for j in np.nonzero(cc_old)[0]],
+        pairs = knn_pairs_incremental(_rows(vecs, cc_new), [ids[j] for j in np.nonzero(cc_new)[0]],
+                                      _rows(vecs, cc_old), [ids[j] for j in np.nonzero(cc_old)[0]],
                                       sim.k, sim.min_score)
     else:
-        pairs = knn_pairs(vecs[cc_new], [ids[j] for j in np.nonzero(cc_new)[0]], sim.k, sim.min_score)
+        pairs = knn_pairs(_rows(vecs, cc_new), [ids[j] for j in np.nonzero(cc_new)[0]], sim.k, sim.min_score)
     label = {i["id"]: i["label"] for i in items}
     doc = {i["id"]: i["doc_id"] for i in items}
     image_mask = ~is_chunk
@@ -78,6 +78,12 @@ def link_similar(settings: Settings, store, vectors: Callable[[list[dict]], np.n
     store.write("chunk_similar_image", image_rows, key=None)
     store.write("upsert_documents", [{"id": d, "linked": True} for d in sorted(new_docs)])
     return len(pairs) + len(image_rows)
+
+def _rows(vecs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The rows of `vecs` under `mask`; `vecs` itself when that is all of them (one new text and
+    nothing else, the common case of a long document: a masked copy is another 1.5 KB a chunk)."""
+    return vecs if mask.all() else vecs[mask]
+
 
 def _repeats(items: list[dict], is_new: np.ndarray) -> np.ndarray:
     """True for a new chunk whose exact text an earlier chunk has (an old one,

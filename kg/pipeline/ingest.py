@@ -20,6 +20,7 @@ from rich.console import Console
 from kg.config import Settings
 from kg.context import RunContext
 from kg.llm.client import LLMClient
+from kg.memory import release_freed_memory
 from kg.pipeline.corpus import CorpusTopics, write_domain, write_topics
 from kg.pipeline.document import Ingestor
 from kg.pipeline.dry_run import IngestEstimate, estimate_ingest
@@ -134,6 +135,7 @@ def ingest_documents(ingestor: Ingestor, plan: IngestPlan, console: Console, pro
                                                                      for p, _, _ in following)
             ingestor.embedder.limit_threads(cores - 1 if busy_beside else cores)
             grouped = entities is not None or len(group) > 1
+            release_freed_memory()  # what the groups before freed: this one starts from what is in use
             bar.working_on([path for path, _, _ in group])
             started = start_group(ingestor, group, parses) if grouped else None
             if in_flight is not None:
@@ -236,6 +238,7 @@ def link_written(ingestor: Ingestor, plan: IngestPlan) -> tuple[int, CorpusTopic
     written = frozenset(r.doc_id for r in plan.reports
                         if r.doc_id and r.status in ("pending", "ingested", "partial"))
     similar = ingestor.link_similar(written)
+    release_freed_memory()  # the kNN's vectors and pairs: topics start from what is in use
     if not similar and not written:
         return 0, None
     return similar, write_topics(ingestor.settings, ingestor.store, ingestor.times)

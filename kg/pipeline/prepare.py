@@ -21,6 +21,8 @@ from kg.config import Settings
 from kg.models import Chunk, IngestError, ParsedDocument
 from kg.pipeline.timings import StageTimes
 
+_VECTOR_BLOCK = 2_000  # text chunks whose cached vectors item_vectors reads at a time
+
 
 @dataclass
 class PreparedDocument:
@@ -157,8 +159,12 @@ def item_vectors(items: list[dict], embedder: Any, semantic: bool) -> np.ndarray
     if direct:
         out[direct] = embedder.encode([texts[j] for j in direct])
     pooled = [j for j, i in enumerate(items) if i["label"] == "Chunk" and i.get("kind") == "text"]
-    if pooled:
-        out[pooled] = pooled_vectors([texts[j] for j in pooled], embedder)
+    # A block at a time: the cache's rows of every chunk of a long text at once (a bytes
+    # object and an array each, then stacked: about 5 KB a chunk beside `out`) were a peak
+    # of the kNN step that grew with the document.
+    for start in range(0, len(pooled), _VECTOR_BLOCK):
+        rows = pooled[start:start + _VECTOR_BLOCK]
+        out[rows] = pooled_vectors([texts[j] for j in rows], embedder)
     return out
 
 

@@ -11,7 +11,8 @@ part before), its entities found and its vectors cached, then written, its
 first chunk linked NEXT to the last one before it, and its keypoints made on
 the LLM thread while the next part is prepared; at most one part waits for
 the LLM thread. So memory holds a part or two, not the document: the
-document's blocks are handed on a part at a time, not kept for the run. The
+document's blocks are handed on a part at a time, not kept for the run, and
+what a part freed is given back to the system before the next (kg.memory). The
 Document is marked `ingested` after its last part's keypoints, as in one
 piece: a run stopped midway redoes the document (MERGE: nothing doubles).
 
@@ -31,6 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kg.memory import release_freed_memory
 from kg.models import ParsedDocument
 from kg.pipeline.files import DocReport, failure_summary, llm_down_reason
 
@@ -115,6 +117,7 @@ def stream_document(ingestor: Any, path: Path, doc_id: str, parsed: ParsedDocume
                 waiting.pop(0).result()
             waiting.append(ingestor.submit_llm(_part_keypoints, ingestor, write, tally))
         del write
+        release_freed_memory()  # the next part starts from what is in use, not from this part's heap
         if ingestor.stop_reason():
             break
     for future in waiting:

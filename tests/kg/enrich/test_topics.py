@@ -59,6 +59,32 @@ def test_same_seed_same_membership_and_ids():
     assert [t["id"] for t in first.topics] == [t["id"] for t in second.topics]
 
 
+def test_edges_given_twice_reversed_or_to_unknown_chunks_make_the_same_topics():
+    """An edge seen again (either way round, with another score) counts once at its best score;
+    loops and edges to chunks not in the list are left out."""
+    ids, texts, edges = planted(seed=2)
+    first = detect_topics(ids, texts, edges, seed=5)
+    rng = random.Random(4)
+    noisy = edges + [(b, a, w - 0.2) for a, b, w in rng.sample(edges, 40)]
+    noisy += [("dog01", "dog01", 0.99), ("dog02", "gone", 0.9), ("gone", "orbit03", 0.9)]
+    rng.shuffle(noisy)
+    second = detect_topics(ids, texts, noisy, seed=5)
+    assert first.membership == second.membership
+    assert [(t["id"], t["keywords"]) for t in first.topics] == [(t["id"], t["keywords"]) for t in second.topics]
+
+
+def test_each_pair_once_at_its_best_score_in_pair_order():
+    from kg.enrich.topics import _node_edges
+
+    index = {"a": 0, "b": 1, "c": 2}
+    edges = [("c", "b", 0.6), ("b", "a", 0.5), ("a", "b", 0.7), ("a", "a", 1.0), ("c", "x", 0.9), ("b", "a", 0.6)]
+    pairs, weights = _node_edges(index, edges)
+    assert pairs.tolist() == [[0, 1], [1, 2]]
+    assert weights.tolist() == [0.7, 0.6]
+    pairs, weights = _node_edges(index, [])
+    assert pairs.shape == (0, 2) and len(weights) == 0
+
+
 def test_distribution_sums_to_one():
     ids, texts, edges = planted()
     dist = detect_topics(ids, texts, edges).distribution()

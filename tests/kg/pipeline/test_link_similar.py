@@ -55,6 +55,19 @@ def test_new_documents_are_linked_to_the_corpus_and_old_pairs_are_left_alone(fal
     assert [r["id"] for r in stored] == ["n1", "n2"]  # the new chunks' vectors go on their nodes
 
 
+def test_a_first_document_alone_is_linked_within_itself_and_its_vectors_stored_unchanged(falkor_store, tmp_path):
+    falkor_store.write("upsert_documents", [{"id": "new", "path": "new.md", "ingested": True, "linked": False}])
+    falkor_store.write("upsert_chunks", [{"id": c, "doc_id": "new", "index": i, "text": f"text of {c}",
+                                          "kind": "text"} for i, c in enumerate(["o1", "o2", "n1", "n2"])])
+    settings = make_settings(tmp_path / ".hopgraph", similarity={"k": 3, "min_score": 0.5})
+    assert link_similar(settings, falkor_store, vectors) == 3
+    assert set(links(falkor_store)) == {frozenset(p) for p in [("n1", "o1"), ("n1", "o2"), ("o1", "o2")]}
+    assert all(cross is False for _, cross in links(falkor_store).values())
+    stored = falkor_store.run_text("MATCH (c:Chunk) RETURN c.id AS id, c.embedding AS v ORDER BY id")
+    expected = vectors([{"id": r["id"]} for r in stored])
+    assert np.allclose(np.array([r["v"] for r in stored], dtype=np.float32), expected, atol=1e-6)
+
+
 def test_a_second_run_links_nothing_more(falkor_store, tmp_path):
     corpus(falkor_store)
     settings = make_settings(tmp_path / ".hopgraph", similarity={"k": 3, "min_score": 0.5})

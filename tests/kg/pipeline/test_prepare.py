@@ -81,6 +81,21 @@ def test_knn_reads_the_vectors_ingest_pooled(tmp_path, models):
     assert (cosines > 0.7).all()  # a pooled vector points where the chunk's own encoding does
 
 
+def test_knn_reads_the_vectors_a_block_at_a_time_each_in_its_row(tmp_path, models, monkeypatch):
+    import kg.pipeline.prepare as prepare_module
+
+    embedder, _ = models
+    prepared, _ = prepare(tmp_path, models)
+    items = [{"text": c.text, "label": "Chunk", "kind": c.kind} for c in prepared.chunks] * 3  # a table among them
+    whole = item_vectors(items, embedder, semantic=True)
+    monkeypatch.setattr(prepare_module, "_VECTOR_BLOCK", 2)
+    in_blocks = item_vectors(items, embedder, semantic=True)
+    assert np.array_equal(whole, in_blocks)
+    for row, item in zip(in_blocks, items):
+        if item["kind"] == "text":
+            assert np.allclose(row, prepared.vectors[pooled_key(item["text"])], atol=1e-6)
+
+
 def test_fixed_chunking_embeds_chunks_directly(tmp_path, models):
     prepared, _ = prepare(tmp_path, models, chunking="fixed", fixed_size=40, fixed_overlap=0)
     assert len(prepared.chunks) >= 3
