@@ -118,6 +118,7 @@ async def _with_reserve(cands: Iterable[Candidate], one, needed: int | None) -> 
     """one(candidate) for the first `needed` candidates drawn, and a reserve candidate for each not accepted."""
     started: list[tuple[int, Candidate, asyncio.Future]] = []
     reserve: list[tuple[int, Candidate]] = []
+    settled: set[asyncio.Future] = set()  # tasks whose settle() ran (a reserve it starts is in `started`)
     owed = 0
 
     def start(index: int, cand: Candidate) -> None:
@@ -127,6 +128,7 @@ async def _with_reserve(cands: Iterable[Candidate], one, needed: int | None) -> 
 
     def settle(task: asyncio.Future) -> None:
         nonlocal owed
+        settled.add(task)
         if task.cancelled() or task.exception() is not None or task.result().status != "accepted":
             owed += 1
             start_owed()
@@ -145,8 +147,14 @@ async def _with_reserve(cands: Iterable[Candidate], one, needed: int | None) -> 
             reserve.append((index, cand))
             start_owed()
         index += 1
-    while pending := [task for _, _, task in started if not task.done()]:
-        await asyncio.wait(pending)  # a chain that fails may start a reserve: wait again
+    # A task is done() before its done-callbacks run: wait until every settle() has run too, or a
+    # reserve it starts would be left out (seen under load: a rejected chain's reserve never paid).
+    while len(settled) < len(started):
+        pending = [task for _, _, task in started if not task.done()]
+        if pending:
+            await asyncio.wait(pending)  # a chain that fails may start a reserve: wait again
+        else:
+            await asyncio.sleep(0)
     outcomes = []
     for _, cand, task in sorted(started, key=lambda item: item[0]):
         outcome = task.result()

@@ -82,3 +82,14 @@ def test_a_sampling_error_is_raised():
 
     with pytest.raises(RuntimeError, match="walker broke"):
         asyncio.run(_with_reserve(draw(), scripted(set(), {}, []), needed=None))
+
+
+def test_every_reserve_a_rejection_starts_is_paid_and_returned_however_the_loop_runs():
+    """A task is done() before its done-callbacks run: the last rejection's reserve was once started
+    after the round had returned (4 to 78 of 3,000 rounds under load), so its outcome was lost."""
+    for _ in range(500):
+        started: list[str] = []
+        outcomes = asyncio.run(_with_reserve(iter([cand(i) for i in range(6)]),
+                                             scripted({"c0", "c2", "c3"}, {}, started), needed=2))
+        assert [o.root_id for o in outcomes] == ["c0", "c1", "c2", "c3", "c4"]
+        assert sorted(started) == ["c0", "c1", "c2", "c3", "c4"]
