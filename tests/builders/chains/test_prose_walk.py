@@ -31,6 +31,19 @@ def strict_walker(view, seed: int = 0):
     return walker
 
 
+def ties_of(view, *texts: tuple[str, str]):
+    """Add each (chunk id, text), make its numbers value entities, and return a strict walker with
+    every chunk's value ties (values.value_ties over its specific entities)."""
+    from builders.chains.values import name_prose_values, value_ties
+
+    for cid, text in texts:
+        add_chunk(view, cid, text)
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    return walker, {cid: value_ties(walker.statements, cid, [e for e in view.mentions[cid] if walker.rules.specific(e)])
+                    for cid, _ in texts}
+
+
 def with_saaremaa_pioneer(view) -> None:
     view.entity_name["saaremaa pioneer"], view.entity_label["saaremaa pioneer"], view.entity_aliases["saaremaa pioneer"] = \
         "Saaremaa Pioneer", "PRODUCT", []
@@ -139,14 +152,12 @@ def test_names_a_number_is_measured_on_and_numbers_of_another_measure_are_no_riv
     numbers of their own, and "3.5 by a large margin" measures something else. Counted as rivals, they
     made a bridge look ambiguous in a last hop that names one subject; a strict verifier answered it
     from that hop alone."""
-    from builders.chains.values import listed_rivals, name_prose_values, value_ties
+    from builders.chains.values import listed_rivals
 
-    add_chunk(view, "c26", "In 2021 the Helsinki Marine Institute logged 28.9 survey days on the Baltic Explorer, "
-                           "35.6 on the Aurora Research Vessel, and the Tallinn Sea Laboratory funded 12.5 new berths.")
-    name_prose_values(view, frozenset({"body"}))
-    walker = strict_walker(view)
-    ents = [e for e in view.mentions["c26"] if walker.rules.specific(e)]
-    ties = value_ties(walker.statements, "c26", ents)
+    walker, tied = ties_of(view, ("c26", "In 2021 the Helsinki Marine Institute logged 28.9 survey days on the "
+                                         "Baltic Explorer, 35.6 on the Aurora Research Vessel, and the Tallinn Sea "
+                                         "Laboratory funded 12.5 new berths."))
+    ties = tied["c26"]
     assert {view.entity_name[v] for v in ties[HMI]} == {"28.9"}
     assert "baltic explorer" not in ties and ARV not in ties  # measured on, not measured
     assert listed_rivals(view, ties, HMI, "value:c26:28.9") == []  # berths are no survey days
@@ -155,39 +166,28 @@ def test_names_a_number_is_measured_on_and_numbers_of_another_measure_are_no_riv
 
 
 def test_a_list_of_subjects_with_numbers_of_one_measure_still_gives_rivals(view):
-    from builders.chains.values import listed_rivals, name_prose_values, value_ties
+    from builders.chains.values import listed_rivals
 
-    add_chunk(view, "c27", "The Helsinki Marine Institute logged 28.9 survey days, the Tallinn Sea Laboratory "
-                           "logged 41.2 survey days and the Riga Coastal Centre 35.6.")
-    name_prose_values(view, frozenset({"body"}))
-    walker = strict_walker(view)
-    ents = [e for e in view.mentions["c27"] if walker.rules.specific(e)]
-    ties = value_ties(walker.statements, "c27", ents)
+    _, tied = ties_of(view, ("c27", "The Helsinki Marine Institute logged 28.9 survey days, the Tallinn Sea "
+                                    "Laboratory logged 41.2 survey days and the Riga Coastal Centre 35.6."))
+    ties = tied["c27"]
     assert listed_rivals(view, ties, HMI, "value:c27:28.9") == ["riga coastal centre", "tallinn sea laboratory"]
 
 
 def test_a_name_the_subject_is_compared_with_has_no_number_of_its_own(view):
     """"DeepSeek-R1 ... outperforming DeepSeek-V3 with scores of 90.8% on MMLU": the score is the
     subject's; counted as the compared model's, a last hop naming one score looked like a list."""
-    from builders.chains.values import name_prose_values, value_ties
-
-    add_chunk(view, "c28", "The Helsinki Marine Institute logged 28.9 survey days, outperforming the Tallinn Sea "
-                           "Laboratory with 31.5 survey days at sea.")
-    name_prose_values(view, frozenset({"body"}))
-    walker = strict_walker(view)
-    ents = [e for e in view.mentions["c28"] if walker.rules.specific(e)]
-    ties = value_ties(walker.statements, "c28", ents)
-    assert "tallinn sea laboratory" not in ties and {view.entity_name[v] for v in ties[HMI]} == {"28.9"}
-    # Past the compared name a number may be that name's: no one gets it (review of session 9).
-    add_chunk(view, "c29", "The Helsinki Marine Institute outperformed the Tallinn Sea Laboratory (31.5 survey "
-                           "days) with 28.9 survey days.")
-    # Every name of a list after the comparing word is compared.
-    add_chunk(view, "c30", "The Helsinki Marine Institute logged 28.9 survey days, outperforming the Tallinn Sea "
-                           "Laboratory and the Riga Coastal Centre by 12.5 days.")
-    name_prose_values(view, frozenset({"body"}))
-    walker = strict_walker(view)
-    for chunk in ("c29", "c30"):
-        ents = [e for e in view.mentions[chunk] if walker.rules.specific(e)]
-        ties = value_ties(walker.statements, chunk, ents)
+    _, tied = ties_of(
+        view,
+        ("c28", "The Helsinki Marine Institute logged 28.9 survey days, outperforming the Tallinn Sea "
+                "Laboratory with 31.5 survey days at sea."),
+        # Past the compared name a number may be that name's: no one gets it (review of session 9).
+        ("c29", "The Helsinki Marine Institute outperformed the Tallinn Sea Laboratory (31.5 survey days) "
+                "with 28.9 survey days."),
+        # Every name of a list after the comparing word is compared.
+        ("c30", "The Helsinki Marine Institute logged 28.9 survey days, outperforming the Tallinn Sea "
+                "Laboratory and the Riga Coastal Centre by 12.5 days."))
+    assert {view.entity_name[v] for v in tied["c28"][HMI]} == {"28.9"}
+    for chunk, ties in tied.items():
         assert not {"tallinn sea laboratory", "riga coastal centre"} & set(ties), chunk
         assert {view.entity_name[v] for v in ties.get(HMI, {})} <= {"28.9"}, chunk
