@@ -30,6 +30,7 @@ class EvidenceNode:
     description_source: str = ""  # images: "vlm" when a vision model described it, else caption/alt
     visible_text: str = ""  # images: text printed inside the figure, one line a line (kg/ingest/pdf/figures.py)
     visible_lines: str = ""  # images: those lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
+    bar_values: str = ""  # images: a bar chart's bars, JSON [[series, group, value], ...] (bar_charts.py)
 
 
 @dataclass
@@ -84,7 +85,8 @@ def load_corpus_view(store) -> CorpusView:
                                            r["path"] or "", r["caption"] or "",
                                            description_source=r.get("description_source") or "",
                                            visible_text=r.get("visible_text") or "",
-                                           visible_lines=r.get("visible_lines") or "")
+                                           visible_lines=r.get("visible_lines") or "",
+                                           bar_values=r.get("bar_values") or "")
     for r in store.run("walk_entities"):
         view.entity_name[r["id"]] = r["name"] or r["id"]
         view.entity_label[r["id"]] = r["label"] or ""

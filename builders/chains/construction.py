@@ -198,7 +198,7 @@ class ChainConstruction:
         target = bridges[i]
         fact = cand.meta.get("figure_fact")
         if fact and fact.get("hop") == i:  # a figure names its bridge by the value it prints for it (figure_walk.py)
-            return f'{fact["label"]} {fact["value"]}'
+            return " ".join(filter(None, (fact["label"], fact.get("column", ""), fact["value"])))
         st = self.statements.relation(node, bridges[i - 1], target) if i and bridges[i - 1] else None
         if st is None:
             st = self.statements.first_statement(node, target)

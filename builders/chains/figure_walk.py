@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.table_walk import TableWalk
-from builders.chains.tables import TableCell, TableIndex, normal_label, value_is_number
+from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_by_axis, normal_label,
+                                    value_is_number)
 from queries.corpus_view import CorpusView, EvidenceNode
 
 MIN_CAPTION_WORDS = 12  # a caption this long says what the figure shows
@@ -105,10 +106,26 @@ def figure_evidence(node: EvidenceNode) -> str:
         f'"{p}"' for p in printed)
     # Printed text comes in reading order (the tallest bar's value first), not paired with its label: a
     # reader without the picture could not tell which value is whose. Say what the positions pair.
-    pairs = label_values(printed_lines(node))
+    bars = bar_values(node)
+    pairs = [] if bars else label_values(printed_lines(node))
     if pairs:
         text += "\nValues printed at labels (by position): " + "; ".join(f'"{lb}": {v}' for lb, v in pairs)
+    if bars:
+        # Which bar is whose the picture says by colour; written down, a reader without it can tell.
+        series: dict[str, list[str]] = {}
+        for name, group, value in bars:
+            series.setdefault(name, []).append(f"{group} {value}")
+        text += ("\nValues printed at the bars (series by the legend's colour, group by the axis label): "
+                 + "; ".join(f'"{name}": ' + ", ".join(values) for name, values in series.items()))
     return text
+
+
+def bar_values(node: EvidenceNode) -> list[tuple[str, str, str]]:
+    """A bar chart's (series, group, value) triples read at ingest (kg/ingest/pdf/bar_charts.py)."""
+    try:
+        return [(str(a), str(b), str(c)) for a, b, c in json.loads(node.bar_values or "[]")]
+    except (ValueError, TypeError):
+        return []
 
 
 class FigureIndex(TableIndex):
@@ -123,11 +140,23 @@ class FigureIndex(TableIndex):
         for node in view.nodes.values():
             if node.label != "Image" or not node.caption or not node.visible_lines:
                 continue
-            column = _column_label(node)
-            for row, (label, value) in enumerate(label_values(printed_lines(node))):
-                self.cells[(node.id, row)] = [TableCell(node.id, label, column, value, "", row, 1)]
-                by_label.setdefault(normal_label(label), []).append((node.id, row))
+            for row, cells in enumerate(self._figure_rows(node)):
+                self.cells[(node.id, row)] = cells
+                by_label.setdefault(normal_label(cells[0].row_label), []).append((node.id, row))
         self.index_entities(by_label)
+
+    @staticmethod
+    def _figure_rows(node: EvidenceNode) -> list[list[TableCell]]:
+        """A bar chart's series as rows with a cell per group; else each label with its one value."""
+        bars = bar_values(node)
+        if bars:
+            series = list(dict.fromkeys(name for name, _g, _v in bars))
+            groups = list(dict.fromkeys(group for _s, group, _v in bars))
+            return [[TableCell(node.id, name, group, value, "", series.index(name), groups.index(group) + 1)
+                     for n, group, value in bars if n == name] for name in series]
+        column = _column_label(node)
+        return [[TableCell(node.id, label, column, value, "", row, 1)]
+                for row, (label, value) in enumerate(label_values(printed_lines(node)))]
 
     def has_substance(self, node: EvidenceNode) -> bool:
         """Printed text that says what the figure shows: label -> value rows, or labels naming entities."""
@@ -155,7 +184,7 @@ class FigureIndex(TableIndex):
 
 def _column_label(node: EvidenceNode) -> str:
     label = node.caption.split(":")[0].split(".")[0].strip() if node.caption else ""
-    return f"value printed in {label}" if label and len(label.split()) <= 3 else "value printed in the figure"
+    return f"{LONE_VALUE} {label}" if label and len(label.split()) <= 3 else f"{LONE_VALUE} the figure"
 
 
 class FigureWalk(TableWalk):
@@ -190,9 +219,9 @@ class FigureSteps:
         out = []
         for ent, rows in sorted(self.index.rows_of_entity.items()):
             for image, row in rows:
-                cell = self.index.cells[(image, row)][0]  # a figure row has one value cell (column 1)
                 others = sum(1 for (i, _r) in self.index.cells if i == image) - 1
-                if not self.index.same_value_rows(cell) and others >= 1 and self.walker.bridgeable(ent):
+                unique = [c for c in self.index.cells[(image, row)] if not self.index.same_value_rows(c)]
+                if unique and others >= 1 and self.walker.bridgeable(ent):
                     out.append((image, row, ent))
         return out
 
@@ -211,8 +240,9 @@ class FigureSteps:
             rest = w.text_path(w.rng.choice(entries), length - 1, [image], incoming=ent)
             cand = w._serial("image_initiated_chain", [Hop(image, "Image", ent, "entity"), *rest]) if rest else None
             if cand is not None:
-                cell = self.index.cells[(image, row)][0]
-                cand.meta["figure_fact"] = {"hop": 0, "label": cell.row_label, "value": cell.value}
+                cell = w.rng.choice([c for c in self.index.cells[(image, row)] if not self.index.same_value_rows(c)])
+                cand.meta["figure_fact"] = {"hop": 0, "label": cell.row_label, "value": cell.value,
+                                            "column": cell.column_label if measured_by_axis(cell) else ""}
                 return cand
         return None
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.statements import find_surface
+from builders.chains.tables import measured_by_axis
 from builders.chains.values import (MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, measure_words, number,
                                     prose_values, tie_sentences, value_kind)
 
@@ -207,8 +208,9 @@ class ForkSteps:
             for image in self.walker.images:
                 facts = self.figure_facts(image) + caption_facts(self.walker, image)
                 once = {}
-                for f in facts:  # a subject with two numbers here has none: which would the question mean?
-                    once[f.entity] = None if f.entity in once else f
+                for f in facts:  # a subject with two numbers of one measure here has none: which would it mean?
+                    key = (f.entity, f.measure)
+                    once[key] = None if key in once else f
                 kept = [f for f in once.values() if f is not None]
                 if kept:
                     self._image[image] = kept
@@ -221,9 +223,10 @@ class ForkSteps:
         out = []
         for ent, rows in self.figures.rows_of_entity.items():
             for img, row in rows:
-                if img == image and (img, row) in self.figures.cells:
-                    cell = self.figures.cells[(img, row)][0]
-                    out.append(BranchFact(image, ent, cell.row_label, cell.value, measure_words(caption, cell.row_label),
+                for cell in self.figures.cells.get((img, row), []) if img == image else []:
+                    # A bar chart's group label says what its value measures; a lone value, the caption.
+                    said = cell.column_label if measured_by_axis(cell) else caption
+                    out.append(BranchFact(image, ent, cell.row_label, cell.value, measure_words(said, cell.row_label),
                                           scale_after(f"{cell.value} {cell.unit}", cell.value)))
         return out
 

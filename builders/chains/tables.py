@@ -162,6 +162,14 @@ def usable_value(value: str) -> bool:
             and "\ufffd" not in value)
 
 
+LONE_VALUE = "value printed in"  # a figure label's one printed value: no axis says what it measures
+
+
+def measured_by_axis(cell: TableCell) -> bool:
+    """A table's cell or a bar chart's: its column label says what the value measures (not LONE_VALUE)."""
+    return not cell.column_label.startswith(LONE_VALUE)
+
+
 class TableIndex:
     """The answerable cells of every table chunk that may be evidence, by row, and the entities naming rows."""
 

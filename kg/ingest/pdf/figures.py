@@ -9,6 +9,8 @@ from pathlib import Path
 import pymupdf
 
 from kg.ids import sha256_bytes
+from kg.ingest.pdf.bar_charts import Line as ChartLine
+from kg.ingest.pdf.bar_charts import read_bars
 from kg.ingest.pdf.types import Graphic, RawBlock, RawPage
 from kg.ingest.text import save_asset
 from kg.models import ImageRef
@@ -212,6 +214,10 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
         figures[index].visible_text = "\n".join(ln.text.strip() for ln in ordered)
         figures[index].visible_lines = json.dumps([[ln.text.strip(), *(round(v, 1) for v in ln.bbox)]
                                                    for ln in ordered])
+        box = margins[index]
+        fills = [f for f in page.fills if box.intersects(pymupdf.Rect(f.rect))]
+        bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered], fills)
+        figures[index].bar_values = json.dumps([list(b) for b in bars]) if bars else ""
 
 
 def _figure_of(block: RawBlock, boxes: list[pymupdf.Rect]) -> int | None:

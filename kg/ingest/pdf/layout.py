@@ -9,7 +9,7 @@ import pymupdf
 from kg.enrich.references import caption_label
 from kg.ingest.pdf.table_cues import table_cue
 from kg.ingest.pdf.tables import find_tables, remove_text_in_tables
-from kg.ingest.pdf.types import Graphic, Line, RawBlock, RawPage
+from kg.ingest.pdf.types import Fill, Graphic, Line, RawBlock, RawPage
 
 MIN_IMAGE_PT = 50  # displayed smaller than this (points) on a side: decorative
 
@@ -38,7 +38,8 @@ def collect_page(page: pymupdf.Page) -> RawPage:
 
     drawings = page.get_drawings()
     drawing_rects = [pymupdf.Rect(d["rect"]) for d in drawings]
-    result = RawPage(page.number + 1, page.rect, blocks, images, _cluster(drawing_rects, page.rect))
+    result = RawPage(page.number + 1, page.rect, blocks, images, _cluster(drawing_rects, page.rect),
+                     fills=filled_rects(drawings))
     # find_tables is the slowest step (0.2-1 s a page: it runs a layout model);
     # only pages with a table cue get it.
     result.table_cue = table_cue(blocks, drawings, page.rect)
@@ -46,6 +47,17 @@ def collect_page(page: pymupdf.Page) -> RawPage:
         result.tables = find_tables(page, drawings)
         remove_text_in_tables(result)
     return result
+
+
+def filled_rects(drawings: list[dict]) -> list[Fill]:
+    """The page's filled rectangles (one `re` path with an opaque fill): bars and legend swatches."""
+    out = []
+    for d in drawings:
+        items = d.get("items") or []
+        if d.get("fill") and (d.get("fill_opacity") or 1.0) > 0.5 and len(items) == 1 and items[0][0] in ("re", "qu"):
+            r = pymupdf.Rect(d["rect"])
+            out.append(Fill((round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)), tuple(d["fill"])))
+    return out
 
 
 def _span_runs(spans: list[dict], gap: float = 15.0) -> list[list[dict]]:

@@ -69,6 +69,14 @@ class Graphic:
     height: int = 0
 
 
+@dataclass(frozen=True)
+class Fill:
+    """A filled rectangle the page draws (a bar, a legend swatch, a shaded cell): its box and colour."""
+
+    rect: tuple[float, float, float, float]
+    rgb: tuple[float, ...]
+
+
 @dataclass
 class RawPage:
     number: int
@@ -78,6 +86,7 @@ class RawPage:
     drawings: list[Graphic]
     tables: list[RawTable] = field(default_factory=list)
     table_cue: str = ""  # why find_tables ran on this page (see table_cues), "" when it did not
+    fills: list[Fill] = field(default_factory=list)  # filled rectangles, for reading bar charts (bar_charts.py)
 
 
 def join_lines(lines: list[str]) -> str:

@@ -114,3 +114,37 @@ def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
     assert label_values(grouped) == []
     shared = [at("Tessaline", 95, 412, 40), at("Korvex", 95, 440, 40), at("71.4", 100, 280)]
     assert label_values(shared) == []
+
+
+@pytest.fixture
+def grouped_view(falkor_store, tmp_path):
+    from tests.kg.ingest.pdf.pdf_maker import grouped_bar_chart_report
+
+    return ingested_view(falkor_store, tmp_path, grouped_bar_chart_report)
+
+
+@pytest.mark.timeout(600)
+def test_a_grouped_chart_is_a_table_of_series_by_group(grouped_view):
+    """Bars told apart only by colour: the figure's rows are its legend's series, its columns the axis's
+    groups; a chain through it ends in the value of the bridge's bar in one group, the other series are
+    its rivals, and the hop's evidence says which value is whose."""
+    from builders.chains.requests import verbalize_request
+    from tests.kg.ingest.pdf.pdf_maker import GROUPED_GROUPS, GROUPED_SERIES, GROUPED_VALUES
+
+    view, settings, store = grouped_view
+    chart = _figure(view, "Figure 1")
+    walker = _strict_walker(view, settings, store)
+    drawn = [c for c in (walker.sample("text_initiated_chain") for _ in range(40)) if c is not None]
+    assert drawn, "no text_initiated chain through the grouped chart"
+    names = [n for n, _c in GROUPED_SERIES]
+    for cand in drawn:
+        cell = cand.table_cell
+        s, g = names.index(cell.row_label), GROUPED_GROUPS.index(cell.column_label.split(" (")[0])
+        assert cand.hops[-1].node_id == chart.id and cell.value == str(GROUPED_VALUES[s][g])
+        check = walker.construction.check(cand)
+        assert check.reason == "" and set(check.sibling_names[-1]) == set(names) - {cell.row_label}
+    settings.llm.base_url = "http://127.0.0.1:9"  # a strict run's request; nothing is sent
+    cand = drawn[0]
+    cand.meta["construction"] = walker.construction.check(cand).to_dict()
+    evidence = json.loads(_hops(verbalize_request(view, cand, settings)))[-1]["evidence"]
+    assert '"Korvex": Harbour (Acc.) 68.2, Canal (Acc.) 69.5, Estuary (Acc.) 61.7' in evidence

@@ -1,0 +1,71 @@
+"""Bar charts told apart by colour (kg/ingest/pdf/bar_charts.py): each bar's value is paired with the
+series its colour's legend entry names and the group its axis label names, or left out."""
+
+from __future__ import annotations
+
+import json
+
+from kg.ingest.pdf import read_pdf
+from kg.ingest.pdf.bar_charts import Line, read_bars
+from kg.ingest.pdf.types import Fill
+from pdf_maker import GROUPED_GROUPS, GROUPED_SERIES, GROUPED_VALUES, grouped_bar_chart_report
+
+BLUE, ORANGE, GREY = (0.3, 0.4, 0.9), (0.9, 0.5, 0.2), (0.6, 0.6, 0.6)
+
+
+def _legend(*entries):
+    """Swatches at y 10-18 with their names just right of them."""
+    fills, lines = [], []
+    for i, (name, colour) in enumerate(entries):
+        x = 10 + 100 * i
+        fills.append(Fill((x, 10, x + 10, 18), colour))
+        lines.append(Line(name, x + 14, 9, x + 60, 19))
+    return fills, lines
+
+
+def test_a_grouped_chart_in_a_pdf_is_read_bar_by_bar(tmp_path):
+    """Every bar of the generated chart comes back as (series, group, value), as printed."""
+    parsed = read_pdf(grouped_bar_chart_report(tmp_path / "grouped.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    expected = {(name, f"{group} (Acc.)", str(GROUPED_VALUES[s][g]))
+                for s, (name, _c) in enumerate(GROUPED_SERIES) for g, group in enumerate(GROUPED_GROUPS)}
+    assert {tuple(t) for t in json.loads(chart.bar_values)} == expected
+
+
+def test_vertical_bars_pair_colour_group_and_the_number_above_each():
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    fills += [Fill((50, 100, 60, 200), BLUE), Fill((62, 120, 72, 200), ORANGE),
+              Fill((150, 90, 160, 200), BLUE), Fill((162, 140, 172, 200), ORANGE)]
+    lines += [Line("81.0", 50, 90, 60, 98), Line("77.5", 62, 110, 72, 118),
+              Line("84.2", 150, 80, 160, 88), Line("60.1", 162, 130, 172, 138),
+              Line("MMLU", 48, 204, 74, 212), Line("GSM8K", 146, 204, 176, 212)]
+    assert read_bars(lines, fills) == [("Alpha", "MMLU", "81.0"), ("Beta", "MMLU", "77.5"),
+                                       ("Alpha", "GSM8K", "84.2"), ("Beta", "GSM8K", "60.1")]
+
+
+def test_horizontal_bars_pair_the_number_beside_each():
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    fills += [Fill((80, 50, 180, 58), BLUE), Fill((80, 60, 150, 68), ORANGE),
+              Fill((80, 100, 160, 108), BLUE), Fill((80, 110, 200, 118), ORANGE)]
+    lines += [Line("50.5", 183, 50, 200, 58), Line("35.0", 153, 60, 170, 68),
+              Line("40.2", 163, 100, 180, 108), Line("61.3", 203, 110, 220, 118),
+              Line("Recall", 40, 55, 75, 63), Line("Precision", 30, 105, 75, 113)]
+    assert sorted(read_bars(lines, fills)) == [("Alpha", "Precision", "40.2"), ("Alpha", "Recall", "50.5"),
+                                               ("Beta", "Precision", "61.3"), ("Beta", "Recall", "35.0")]
+
+
+def test_what_cannot_be_told_apart_is_left_out():
+    """A colour no legend names, a number over two bars and two legend names for one colour give nothing:
+    a guessed pairing would become a wrong answer."""
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    fills += [Fill((50, 100, 60, 200), BLUE), Fill((60, 100, 70, 200), ORANGE),  # equal heights, one number
+              Fill((150, 90, 160, 200), BLUE), Fill((162, 140, 172, 200), ORANGE),
+              Fill((174, 120, 184, 200), GREY)]  # no legend entry
+    lines += [Line("81.0", 55, 90, 65, 98),
+              Line("84.2", 150, 80, 160, 88), Line("60.1", 162, 130, 172, 138), Line("70.0", 174, 110, 184, 118),
+              Line("MMLU", 48, 204, 74, 212), Line("GSM8K", 146, 204, 176, 212)]
+    assert read_bars(lines, fills) == [("Alpha", "GSM8K", "84.2"), ("Beta", "GSM8K", "60.1")]
+    two_names = _legend(("Alpha", BLUE), ("Delta", BLUE), ("Beta", ORANGE), ("Gamma", GREY))
+    assert read_bars(two_names[1] + lines[2:], two_names[0] + fills[2:]) == [
+        ("Beta", "GSM8K", "60.1"), ("Gamma", "GSM8K", "70.0")]  # 81.0 stands over an unnamed bar too
+    assert read_bars(lines, fills[2:]) == []  # no legend: no series to name
