@@ -33,6 +33,9 @@ from queries.corpus_view import CorpusView
 NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT",
                          "WORK_OF_ART", "LAW", "LANGUAGE"})
 _PLACE_OR_PERSON = frozenset({"PERSON", "GPE", "LOC", "FAC"})
+# spaCy's small model tags one system or model name ORG in one sentence and PRODUCT in the next
+# ("DeepSeek-V3", "OpenAI-o1-mini"): two of these with a value of one measure are things of one kind.
+MADE_THING_LABELS = frozenset({"ORG", "PRODUCT", "WORK_OF_ART"})
 NUMERIC_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
 COMMON_WORD_ZIPF = 4.0  # "user" 4.7, "node" 3.9, "vendors" 3.8, "optimizer" 2.3 (wordfreq, English)
 COMMON_NAME_ZIPF = 4.5  # a capitalised single proper name may be an ordinary word ("Security")

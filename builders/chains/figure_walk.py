@@ -102,28 +102,40 @@ def figure_evidence(node: EvidenceNode) -> str:
     """The hop text of a figure read through words: its caption and what is printed in it, each named."""
     printed = [" ".join(line.split()) for line in node.visible_text.splitlines() if line.strip()]
     lead = node.text if node.description_source == "vlm" else f'Caption: "{node.caption}"'
+    bars = bar_values(node)
+    if bars:
+        return f"{lead}\n{_bar_reading(bars, printed)}"
     text = f'{lead}\nText printed in the figure (labels and values, as printed): ' + "; ".join(
         f'"{p}"' for p in printed)
     # Printed text comes in reading order (the tallest bar's value first), not paired with its label: a
     # reader without the picture could not tell which value is whose. Say what the positions pair.
-    bars = bar_values(node)
-    pairs = [] if bars else label_values(printed_lines(node))
+    pairs = label_values(printed_lines(node))
     if pairs:
         text += "\nValues printed at labels (by position): " + "; ".join(f'"{lb}": {v}' for lb, v in pairs)
-    if bars:
-        # Which bar is whose the picture says by colour; written down, a reader without it can tell.
-        series: dict[str, list[str]] = {}
-        for name, group, value in bars:
-            series.setdefault(name, []).append(f"{group} {value}")
-        text += ("\nValues printed at the bars (series by the legend's colour, group by the axis label): "
-                 + "; ".join(f'"{name}": ' + ", ".join(values) for name, values in series.items()))
     return text
 
 
-def bar_values(node: EvidenceNode) -> list[tuple[str, str, str]]:
-    """A bar chart's (series, group, value) triples read at ingest (kg/ingest/pdf/bar_charts.py)."""
+def _bar_reading(bars: list[tuple[str, str, str, str]], printed: list[str]) -> str:
+    """A bar chart written down: which value stands at which bar (the picture says it by colour), then
+    the rest of its printed text (axis titles, a series whose bars could not be read), numbers left out:
+    each is in the bars' lines or is a tick."""
+    series: dict[str, list[str]] = {}
+    for name, group, value, unit in bars:
+        series.setdefault(name, []).append(f"{group} {value}{unit}")
+    axis = "; the value axis is in %" if any(unit == "%" for *_rest, unit in bars) else ""
+    text = (f"Values printed at the bars (series by the legend's colour, group by the axis label{axis}): "
+            + "; ".join(f'"{name}": ' + ", ".join(values) for name, values in series.items()))
+    names, groups = set(series), {group for _s, group, _v, _u in bars}
+    rest = [p for p in dict.fromkeys(printed)
+            if not value_is_number(p) and p not in names and not any(p in g for g in groups)]
+    return text + ("\nOther text printed in the figure: " + "; ".join(f'"{p}"' for p in rest) if rest else "")
+
+
+def bar_values(node: EvidenceNode) -> list[tuple[str, str, str, str]]:
+    """A bar chart's (series, group, value, unit) read at ingest (kg/ingest/pdf/bar_charts.py)."""
     try:
-        return [(str(a), str(b), str(c)) for a, b, c in json.loads(node.bar_values or "[]")]
+        rows = [[str(v) for v in row] for row in json.loads(node.bar_values or "[]")]
+        return [(r[0], r[1], r[2], r[3] if len(r) > 3 else "") for r in rows if len(r) >= 3]
     except (ValueError, TypeError):
         return []
 
@@ -150,10 +162,10 @@ class FigureIndex(TableIndex):
         """A bar chart's series as rows with a cell per group; else each label with its one value."""
         bars = bar_values(node)
         if bars:
-            series = list(dict.fromkeys(name for name, _g, _v in bars))
-            groups = list(dict.fromkeys(group for _s, group, _v in bars))
-            return [[TableCell(node.id, name, group, value, "", series.index(name), groups.index(group) + 1)
-                     for n, group, value in bars if n == name] for name in series]
+            series = list(dict.fromkeys(name for name, _g, _v, _u in bars))
+            groups = list(dict.fromkeys(group for _s, group, _v, _u in bars))
+            return [[TableCell(node.id, name, group, value, unit, series.index(name), groups.index(group) + 1)
+                     for n, group, value, unit in bars if n == name] for name in series]
         column = _column_label(node)
         return [[TableCell(node.id, label, column, value, "", row, 1)]
                 for row, (label, value) in enumerate(label_values(printed_lines(node)))]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from builders.chains.bridges import MADE_THING_LABELS
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.statements import find_surface
 from builders.chains.tables import measured_by_axis
@@ -226,7 +227,7 @@ class ForkSteps:
                 for cell in self.figures.cells.get((img, row), []) if img == image else []:
                     # A bar chart's group label says what its value measures; a lone value, the caption.
                     said = cell.column_label if measured_by_axis(cell) else caption
-                    out.append(BranchFact(image, ent, cell.row_label, cell.value, measure_words(said, cell.row_label),
+                    out.append(BranchFact(image, ent, cell.row_label, cell.answer, measure_words(said, cell.row_label),
                                           scale_after(f"{cell.value} {cell.unit}", cell.value)))
         return out
 
@@ -238,16 +239,27 @@ class ForkSteps:
             return False  # no readable number: no comparison to compute
         if a.entity == b.entity:
             return True
-        kind_ok = w.construction.same_kind(a.entity, b.entity) if w.construction is not None else \
-            w.view.entity_label.get(a.entity) == w.view.entity_label.get(b.entity)
+        labels = {w.view.entity_label.get(a.entity), w.view.entity_label.get(b.entity)}
+        kind_ok = (w.construction.same_kind(a.entity, b.entity) if w.construction is not None else len(labels) == 1) \
+            or labels <= MADE_THING_LABELS  # one measure already holds (same_measure, above)
         return kind_ok and not w.names_overlap(a.entity, {b.entity}) \
-            and not self._states(a.node_id, b.entity) and not self._states(b.node_id, a.entity)
+            and not self._names(a.node_id, b.entity) and not self._names(b.node_id, a.entity)
 
     def _states(self, node_id: str, entity: str) -> bool:
-        """Whether `node_id` ties a number to `entity` too (it would answer the comparison alone)."""
+        """Whether `node_id` ties a number to `entity` (a hop that identifies a subject must not give its value)."""
         facts = self.image_facts().get(node_id, []) if self.walker.view.nodes[node_id].label == "Image" \
             else self.chunk_facts(node_id)
         return any(f.entity == entity for f in facts)
+
+    def _names(self, node_id: str, entity: str) -> bool:
+        """Whether `node_id` names `entity` (or a name sharing its words) at all: it may tie a number to it
+        or compare the two ("79.8% on AIME 2024, slightly surpassing OpenAI-o1-1217"), and answer alone."""
+        w = self.walker
+        node = w.view.nodes[node_id]
+        if node.label == "Image":  # what the figure prints, not the page text around it that ingest linked
+            printed = f"{node.caption}\n{node.visible_text}"
+            return find_surface([w.view.entity_name.get(entity, entity)], printed) is not None
+        return any(e == entity or w.names_overlap(e, {entity}) for e in w.view.mentions.get(node_id, ()))
 
     def parallel(self) -> Candidate | None:
         """parallel_visual_textual_fork: a figure's value and a text's value of one measure."""

@@ -85,10 +85,11 @@ class TableCell:
 
     @property
     def answer(self) -> str:
-        """The value as a reader quotes it: a currency unit in front ("$22,439")."""
-        if not self.unit or self.value.startswith(self.unit):
+        """The value as a reader quotes it: a currency unit in front ("$22,439"), a percent sign after
+        ("79.2%" from a chart whose axis is in %)."""
+        if not self.unit or self.unit in self.value:
             return self.value
-        return f"{self.unit}{self.value}"
+        return f"{self.value}{self.unit}" if self.unit == "%" else f"{self.unit}{self.value}"
 
     def to_meta(self) -> dict:
         return asdict(self)

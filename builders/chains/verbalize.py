@@ -21,7 +21,7 @@ from builders.chains.question_words import question_word
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_hints
 from builders.chains.statements import Statement, StatementIndex, evidence_window, find_surface, replace_once
-from builders.chains.tables import TableCell, cell_question, table_caption
+from builders.chains.tables import TableCell, cell_question, measured_by_axis, table_caption
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 
@@ -256,8 +256,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
             # like every other target_answer: the prompt and its replies expect one.
-            item["target_answer"] = (f'{cell.answer} (the value the figure prints for "{cell.row_label}")'
-                                     if node.label == "Image" else f'{cell.answer} (the table cell in row '
+            item["target_answer"] = (figure_target(cell) if node.label == "Image" else f'{cell.answer} (the table cell in row '
                                      f'"{cell.row_label}", column "{cell.column_label}")')
         elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
@@ -265,6 +264,12 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
             item["target_answer"] = whole_phrase(view, cand.answer_entity, node.text)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)
+
+
+def figure_target(cell) -> str:
+    """A figure hop's target: the value at the bridge's label, and for a bar chart the group it stands in."""
+    where = f' in "{cell.column_label}"' if measured_by_axis(cell) else ""
+    return f'{cell.answer} (the value the figure prints for "{cell.row_label}"{where})'
 
 
 def _construction_hints(construction: dict, i: int, n_hops: int, incoming: bool, outgoing: bool) -> dict:

@@ -16,6 +16,7 @@ text-only writer and verifier as the figure's evidence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kg.ingest.pdf.types import Fill
@@ -26,6 +27,10 @@ VALUE_GAP = 14.0  # points between a bar's end and the number printed at it
 MIN_SERIES = 2  # a legend names at least two colours (one colour needs no legend)
 MIN_BARS = 3  # fewer is no chart worth reading as one
 MAX_GROUP_WORDS = 6  # an axis label is a name, not a sentence (a caption below the chart is not one)
+PERCENT_AXIS = re.compile(r"\(%\)|\[%\]|\bin %|\(in %\)")  # an axis title saying its values are percentages
+LABEL_GAP = 24.0  # points between a group's base and its axis label
+BASE_TOLERANCE = 1.5  # points: bars whose bases differ by less stand on one axis
+GROUP_GAP = 0.8  # of a bar's width: a wider gap between two bars starts the next group
 COLOUR_DIGITS = 2  # fills of one series differ in the last digits between drawing calls
 
 
@@ -59,6 +64,22 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def split_numbers(line: Line) -> list[Line]:
+    """A printed line of several numbers ("96.2 94.8": data labels of neighbouring bars that the PDF's
+    text extraction joined on one baseline) as one line per number, each placed by its characters'
+    share of the line's width; any other line as it is."""
+    parts = line.text.split()
+    if len(parts) < 2 or not all(_is_number(p) for p in parts):
+        return [line]
+    width = (line.x1 - line.x0) / max(len(line.text), 1)
+    out, start = [], 0
+    for part in parts:
+        at = line.text.index(part, start)
+        out.append(Line(part, line.x0 + at * width, line.y0, line.x0 + (at + len(part)) * width, line.y1))
+        start = at + len(part)
+    return out
 
 
 def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[int]]:
@@ -98,16 +119,11 @@ def _value_at(bar: Fill, numbers: list[Line], vertical: bool) -> list[Line]:
             and -3 <= n.x0 - x1 <= VALUE_GAP]
 
 
-def group_labels(lines: list[Line], bars: list[Fill], vertical: bool) -> list[Line]:
-    """The axis's group names: label lines beyond the bars' base (below a vertical chart, left of a
-    horizontal one), lines stacked at one place joined ("AIME 2024" over "(Pass@1)")."""
+def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
+    """The figure's short name lines that may be group labels, lines stacked at one place joined
+    ("AIME 2024" over "(Pass@1)"); name_groups keeps those at a group's base."""
     names = [ln for ln in lines if not _is_number(ln.text) and len(ln.text.split()) <= MAX_GROUP_WORDS]
-    if vertical:
-        base = max(b.rect[3] for b in bars)
-        near = sorted((ln for ln in names if ln.y0 >= base - 2), key=lambda ln: ln.y0)
-    else:
-        base = min(b.rect[0] for b in bars)
-        near = sorted((ln for ln in names if ln.x1 <= base + 2), key=lambda ln: ln.y0)
+    near = sorted(names, key=lambda ln: ln.y0)  # which group's base each stands at: name_groups
     joined: list[Line] = []
     for ln in near:
         above = next((j for j in joined if vertical and abs(j.cx - ln.cx) <= 8
@@ -120,24 +136,81 @@ def group_labels(lines: list[Line], bars: list[Fill], vertical: bool) -> list[Li
     return joined
 
 
-def _group_of(bar: Fill, groups: list[Line], vertical: bool, spacing: float) -> Line | None:
-    """The group label nearest the bar along the axis, if nearer than half the groups' spacing."""
-    centre = (bar.rect[0] + bar.rect[2]) / 2 if vertical else (bar.rect[1] + bar.rect[3]) / 2
-    if not groups:
-        return None
-    best = min(groups, key=lambda g: abs((g.cx if vertical else g.cy) - centre))
-    return best if abs((best.cx if vertical else best.cy) - centre) <= spacing / 2 else None
+def _inside(mark: Fill, bar: Fill) -> bool:
+    x0, y0, x1, y1 = mark.rect
+    bx0, by0, bx1, by1 = bar.rect
+    return bx0 - 1 <= x0 and x1 <= bx1 + 1 and by0 - 1 <= y0 and y1 <= by1 + 1
 
 
-def _spacing(groups: list[Line], vertical: bool) -> float:
-    at = sorted(g.cx if vertical else g.cy for g in groups)
-    gaps = [b - a for a, b in zip(at, at[1:])]
-    return min(gaps) if gaps else float("inf")
+def standing_bars(fills: list[Fill], swatches: set[int], bars: list[Fill], vertical: bool) -> list[Fill]:
+    """Every bar on the named bars' bases, named or not ("DeepSeek V3" and "Qwen2.5" in one grey that no
+    legend entry alone names): the groups are told apart by the gaps between all of them. A shape
+    much wider than a bar (a panel's background) is none."""
+    lo, hi, base = (0, 2, 3) if vertical else (1, 3, 0)
+    width = max(b.rect[hi] - b.rect[lo] for b in bars)
+    return [f for i, f in enumerate(fills) if i not in swatches and f.rect[hi] - f.rect[lo] <= 2 * width
+            and any(abs(f.rect[base] - b.rect[base]) <= BASE_TOLERANCE for b in bars)]
 
 
-def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str]]:
-    """(series, group, value) for each bar whose colour the legend names, whose group label the axis
-    prints and whose number only it claims; [] for anything that is not such a chart."""
+def _rows_by_base(bars: list[Fill], base: int) -> list[list[Fill]]:
+    """Bars whose bases lie within BASE_TOLERANCE of the previous one's stand on one axis."""
+    rows: list[list[Fill]] = []
+    for bar in sorted(bars, key=lambda b: b.rect[base]):
+        if rows and bar.rect[base] - rows[-1][-1].rect[base] <= BASE_TOLERANCE:
+            rows[-1].append(bar)
+        else:
+            rows.append([bar])
+    return rows
+
+
+def bar_groups(bars: list[Fill], vertical: bool) -> list[list[Fill]]:
+    """Bars standing side by side on one base (gaps under most of a bar's width) as one group: a row
+    of panels further down the page has a base of its own."""
+    lo, hi, base = (0, 2, 3) if vertical else (1, 3, 0)
+    width = max(b.rect[hi] - b.rect[lo] for b in bars)
+    groups: list[list[Fill]] = []
+    for row in _rows_by_base(bars, base):
+        row = sorted(row, key=lambda b: b.rect[lo])
+        start = len(groups)
+        for bar in row:
+            if len(groups) > start and bar.rect[lo] - groups[-1][-1].rect[hi] <= GROUP_GAP * width:
+                groups[-1].append(bar)
+            else:
+                groups.append([bar])
+    return groups
+
+
+def _at_base(label: Line, group: list[Fill], vertical: bool) -> bool:
+    """The label stands just beyond the group's own base: under its bars (vertical) or left of them,
+    not under another row of panels further down the page."""
+    if vertical:
+        base = max(b.rect[3] for b in group)
+        return -2 <= label.y0 - base <= LABEL_GAP
+    base = min(b.rect[0] for b in group)
+    return -2 <= base - label.x1 <= LABEL_GAP
+
+
+def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool) -> dict[int, str]:
+    """Group index -> the axis label centred within its span (the nearest to its middle); a label two
+    groups would claim names neither."""
+    lo, hi = (0, 2) if vertical else (1, 3)
+    chosen: dict[int, Line] = {}
+    for k, group in enumerate(groups):
+        start, end = group[0].rect[lo], group[-1].rect[hi]
+        middle = (start + end) / 2
+        inside = [g for g in labels if start - 2 <= (g.cx if vertical else g.cy) <= end + 2
+                  and _at_base(g, group, vertical)]
+        if inside:
+            chosen[k] = min(inside, key=lambda g: abs((g.cx if vertical else g.cy) - middle))
+    taken = [id(g) for g in chosen.values()]
+    return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
+
+
+def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str, str]]:
+    """(series, group, value, unit) for each bar whose colour the legend names, whose group label the
+    axis prints and whose number only it claims; [] for anything that is not such a chart. The unit is
+    "%" when an axis title says the values are percentages ("Accuracy / Percentile (%)"), else ""."""
+    lines = [part for line in lines for part in split_numbers(line)]
     colours, swatches = legend(lines, fills)
     if len(colours) < MIN_SERIES:
         return []
@@ -146,20 +219,24 @@ def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str]
         return []
     vertical = _orientation(bars) == "vertical"
     numbers = [ln for ln in lines if _is_number(ln.text)]
-    groups = group_labels(lines, bars, vertical)
-    spacing = _spacing(groups, vertical)
+    groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical)
+    names = name_groups(groups, group_labels(lines, vertical), vertical)
+    group_of = {id(bar): names.get(k) for k, group in enumerate(groups) for bar in group}
     # Every filled shape may stand under a number, a bar of a colour no legend names too: a number
-    # that could be its is nobody's.
-    shapes = [f for i, f in enumerate(fills) if i not in swatches]
+    # that could be its is nobody's. A mark drawn on a bar (a logo at its top) is no bar.
+    shapes = [f for i, f in enumerate(fills) if i not in swatches
+              and not any(b is not f and _inside(f, b) for b in bars)]
     claimed: dict[int, list[int]] = {}
     for k, shape in enumerate(shapes):
         for n in _value_at(shape, numbers, vertical):
             claimed.setdefault(id(n), []).append(k)
+    unit = "%" if any(PERCENT_AXIS.search(ln.text) for ln in lines) else ""
     out = []
     for bar in bars:
         mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed[id(n)]) == 1]
-        group = _group_of(bar, groups, vertical, spacing)
-        if len(mine) == 1 and group is not None:
-            out.append((colours[_colour(bar)], " ".join(group.text.split()), mine[0].text.strip()))
-    pairs = [(s, g) for s, g, _v in out]
+        group = group_of[id(bar)]
+        if len(mine) == 1 and group:
+            value = mine[0].text.strip()
+            out.append((colours[_colour(bar)], group, value, "" if "%" in value else unit))
+    pairs = [(s, g) for s, g, _v, _u in out]
     return [t for t in out if pairs.count((t[0], t[1])) == 1]  # two bars of one series in one group: unread

@@ -49,12 +49,17 @@ def collect_page(page: pymupdf.Page) -> RawPage:
     return result
 
 
+MAX_BOX_PATH_ITEMS = 10  # a rounded rectangle is four lines and four corner curves
+
+
 def filled_rects(drawings: list[dict]) -> list[Fill]:
-    """The page's filled rectangles (one `re` path with an opaque fill): bars and legend swatches."""
+    """The page's filled boxes (a rectangle, or a short path of lines and corner curves, with an opaque
+    fill), by their bounding box: bars and legend swatches, square or rounded."""
     out = []
     for d in drawings:
         items = d.get("items") or []
-        if d.get("fill") and (d.get("fill_opacity") or 1.0) > 0.5 and len(items) == 1 and items[0][0] in ("re", "qu"):
+        if (d.get("fill") and (d.get("fill_opacity") or 1.0) > 0.5 and 0 < len(items) <= MAX_BOX_PATH_ITEMS
+                and all(item[0] in ("re", "qu", "l", "c") for item in items)):
             r = pymupdf.Rect(d["rect"])
             out.append(Fill((round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)), tuple(d["fill"])))
     return out

@@ -90,7 +90,8 @@ class RawPage:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation")."""
+    """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation"). A hyphen before a
+    capital or a digit is part of a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4"): kept, no space."""
     out = ""
     for line in lines:
         line = line.strip()
@@ -98,6 +99,8 @@ def join_lines(lines: list[str]) -> str:
             out = line
         elif out.endswith("-") and line[:1].islower() and out[-2:-1].isalpha():
             out = out[:-1] + line
+        elif out.endswith("-") and (line[:1].isupper() or line[:1].isdigit()) and out[-2:-1].isalnum():
+            out += line
         else:
             out = f"{out} {line}"
     return out

@@ -148,3 +148,22 @@ def test_a_grouped_chart_is_a_table_of_series_by_group(grouped_view):
     cand.meta["construction"] = walker.construction.check(cand).to_dict()
     evidence = json.loads(_hops(verbalize_request(view, cand, settings)))[-1]["evidence"]
     assert '"Korvex": Harbour (Acc.) 68.2, Canal (Acc.) 69.5, Estuary (Acc.) 61.7' in evidence
+
+
+@pytest.mark.timeout(600)
+def test_a_parallel_fork_compares_a_bar_with_a_value_the_text_gives(grouped_view):
+    """The prose gives FerroNet 57.3 on the canal crossings and names Korvex beside it; the chart gives
+    each series' Canal value. A fork pairs FerroNet's value with a series the prose does not name (the
+    prose could compare Korvex itself), and its answer is the larger of the two values."""
+    from tests.kg.ingest.pdf.pdf_maker import GROUPED_SERIES, GROUPED_VALUES
+
+    view, settings, store = grouped_view
+    walker = _strict_walker(view, settings, store)
+    drawn = [c for c in (walker.sample("parallel_visual_textual_fork") for _ in range(40)) if c is not None]
+    assert drawn, "no parallel fork between the chart and the prose"
+    canal = {name: GROUPED_VALUES[s][1] for s, (name, _c) in enumerate(GROUPED_SERIES)}
+    for cand in drawn:
+        fork = cand.meta["fork"]
+        figure_subject = view.entity_name[cand.hops[0].bridge]
+        assert view.entity_name[cand.hops[1].bridge] == "FerroNet" and figure_subject != "Korvex"
+        assert fork["answer"] == (figure_subject if canal[figure_subject] > 57.3 else "FerroNet")

@@ -104,6 +104,11 @@ def grouped_bar_chart_report(path: Path) -> Path:
         for text, y in ((group, axis + 12), ("(Acc.)", axis + 21)):
             page.insert_text((left + 43 - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
     line(page, 460, "Figure 1: Accuracy of three models on three ports.")
-    paragraph(page, 490, "Brumhal reads hourly counts of arrivals at each terminal of the harbour, and was "
-                         "tuned on the estuary crossings of the last two seasons.")
+    top = paragraph(page, 490, "Brumhal reads hourly counts of arrivals at each terminal of the harbour, and was "
+                               "tuned on the estuary crossings of the last two seasons.") + 6
+    paragraph(page, top, GROUPED_RIVAL)
     return save(doc, path, title="Forecasting models for harbour traffic")
+
+
+# A system outside the chart with a value of one of its measures, and a name from the chart beside it.
+GROUPED_RIVAL = "FerroNet reaches 57.3 accuracy on the canal crossings, well below Korvex."

@@ -27,7 +27,7 @@ def test_a_grouped_chart_in_a_pdf_is_read_bar_by_bar(tmp_path):
     """Every bar of the generated chart comes back as (series, group, value), as printed."""
     parsed = read_pdf(grouped_bar_chart_report(tmp_path / "grouped.pdf"), tmp_path / "assets", workers=1)
     chart = next(i for i in parsed.images if i.label == "Figure 1")
-    expected = {(name, f"{group} (Acc.)", str(GROUPED_VALUES[s][g]))
+    expected = {(name, f"{group} (Acc.)", str(GROUPED_VALUES[s][g]), "")
                 for s, (name, _c) in enumerate(GROUPED_SERIES) for g, group in enumerate(GROUPED_GROUPS)}
     assert {tuple(t) for t in json.loads(chart.bar_values)} == expected
 
@@ -39,8 +39,10 @@ def test_vertical_bars_pair_colour_group_and_the_number_above_each():
     lines += [Line("81.0", 50, 90, 60, 98), Line("77.5", 62, 110, 72, 118),
               Line("84.2", 150, 80, 160, 88), Line("60.1", 162, 130, 172, 138),
               Line("MMLU", 48, 204, 74, 212), Line("GSM8K", 146, 204, 176, 212)]
-    assert read_bars(lines, fills) == [("Alpha", "MMLU", "81.0"), ("Beta", "MMLU", "77.5"),
-                                       ("Alpha", "GSM8K", "84.2"), ("Beta", "GSM8K", "60.1")]
+    assert read_bars(lines, fills) == [("Alpha", "MMLU", "81.0", ""), ("Beta", "MMLU", "77.5", ""),
+                                       ("Alpha", "GSM8K", "84.2", ""), ("Beta", "GSM8K", "60.1", "")]
+    in_percent = read_bars([*lines, Line("Accuracy (%)", 5, 100, 15, 180)], fills)
+    assert {unit for *_read, unit in in_percent} == {"%"}  # the axis title says what the numbers are
 
 
 def test_horizontal_bars_pair_the_number_beside_each():
@@ -50,8 +52,8 @@ def test_horizontal_bars_pair_the_number_beside_each():
     lines += [Line("50.5", 183, 50, 200, 58), Line("35.0", 153, 60, 170, 68),
               Line("40.2", 163, 100, 180, 108), Line("61.3", 203, 110, 220, 118),
               Line("Recall", 40, 55, 75, 63), Line("Precision", 30, 105, 75, 113)]
-    assert sorted(read_bars(lines, fills)) == [("Alpha", "Precision", "40.2"), ("Alpha", "Recall", "50.5"),
-                                               ("Beta", "Precision", "61.3"), ("Beta", "Recall", "35.0")]
+    assert sorted(t[:3] for t in read_bars(lines, fills)) == [
+        ("Alpha", "Precision", "40.2"), ("Alpha", "Recall", "50.5"), ("Beta", "Precision", "61.3"), ("Beta", "Recall", "35.0")]
 
 
 def test_what_cannot_be_told_apart_is_left_out():
@@ -64,8 +66,8 @@ def test_what_cannot_be_told_apart_is_left_out():
     lines += [Line("81.0", 55, 90, 65, 98),
               Line("84.2", 150, 80, 160, 88), Line("60.1", 162, 130, 172, 138), Line("70.0", 174, 110, 184, 118),
               Line("MMLU", 48, 204, 74, 212), Line("GSM8K", 146, 204, 176, 212)]
-    assert read_bars(lines, fills) == [("Alpha", "GSM8K", "84.2"), ("Beta", "GSM8K", "60.1")]
+    assert [t[:3] for t in read_bars(lines, fills)] == [("Alpha", "GSM8K", "84.2"), ("Beta", "GSM8K", "60.1")]
     two_names = _legend(("Alpha", BLUE), ("Delta", BLUE), ("Beta", ORANGE), ("Gamma", GREY))
-    assert read_bars(two_names[1] + lines[2:], two_names[0] + fills[2:]) == [
+    assert [t[:3] for t in read_bars(two_names[1] + lines[2:], two_names[0] + fills[2:])] == [
         ("Beta", "GSM8K", "60.1"), ("Gamma", "GSM8K", "70.0")]  # 81.0 stands over an unnamed bar too
     assert read_bars(lines, fills[2:]) == []  # no legend: no series to name

@@ -43,11 +43,14 @@ def test_captions_start_blocks_of_their_own_and_hyphenation_is_undone(tmp_path):
         page.insert_text((320, 100), "Figure 2: Right picture.", fontsize=9)
         page.insert_text((72, 150), "The seg-", fontsize=10)
         page.insert_text((72, 162), "mentation of the banks and the well-", fontsize=10)
-        page.insert_text((72, 174), "Known channel.", fontsize=10)
+        page.insert_text((72, 174), "Known channel of DeepSeek-", fontsize=10)
+        page.insert_text((72, 186), "R1 and GPT-", fontsize=10)
+        page.insert_text((72, 198), "4.", fontsize=10)
 
     blocks = page_of(tmp_path, draw).blocks
     assert [(b.kind, b.label) for b in blocks[:2]] == [("caption", "Figure 1"), ("caption", "Figure 2")]
-    assert blocks[2].text == "The segmentation of the banks and the well- Known channel."  # a capital: no join
+    # before a capital or a digit the hyphen is the name's own: kept, and no space in the name
+    assert blocks[2].text == "The segmentation of the banks and the well-Known channel of DeepSeek-R1 and GPT-4."
 
 
 def test_images_keep_their_pixel_size_and_drawings_cluster_into_figures(tmp_path):
