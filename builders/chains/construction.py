@@ -45,7 +45,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import fact_words, title_stems, word_stems
+from builders.chains.fact_words import fact_words, title_names, title_stems, word_stems
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word
@@ -130,6 +130,10 @@ class ChainConstruction:
             if rows and not c.reason:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
+            if not c.reason and self._guessed_from_title(cand, incoming, self._other_rows(cand.table_cell)
+                                                         if into_table else siblings):
+                c.reason = (f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title "
+                            "names (a reader guesses it from the source)")
             c.siblings.append(len(siblings))
             c.sibling_names.append(sorted(siblings)[:6])
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
@@ -319,6 +323,13 @@ class ChainConstruction:
         titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
         bridges = [self.view.entity_name.get(b, "") for b in cand.bridges if b]
         return title_stems(titles) - title_stems(bridges)
+
+    def _guessed_from_title(self, cand: Candidate, bridge: str, rivals: list[str]) -> bool:
+        """The bridge is the document's own subject ("Kimi k1.5 long-CoT" in the Kimi k1.5 report) and none
+        of its rivals shares the title's name: told the source, a reader picks it without the hop."""
+        titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
+        return bool(rivals) and title_names(self.view.entity_name.get(bridge, ""), titles) \
+            and not any(title_names(r, titles) for r in rivals)
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)

@@ -30,6 +30,14 @@ def title_stems(titles) -> set[str]:
     return {stem for title in titles for stem in word_stems(title) | word_stems(title.replace("-", " "))}
 
 
+def title_names(name: str, titles) -> bool:
+    """Whether a document title holds the name's first word ("Kimi" of "Kimi k1.5 long-CoT" in "KIMI K1.5:
+    SCALING REINFORCEMENT LEARNING WITH LLMS"): the document is about the thing so named."""
+    first = re.split(r"[\s/_-]+", name.strip())[0].casefold() if name.strip() else ""
+    words = {w.casefold() for title in titles for w in re.split(r"[^\w.]+", title.replace("-", " ")) if w}
+    return len(first) >= 3 and first in words
+
+
 def fact_words(fact: str, later: set[str], candidates: list[str],
                titles: set[str] = frozenset()) -> tuple[list[str], list[str]]:
     """The fact's content words (and numbers) that no later hop's evidence holds, and those to

@@ -126,8 +126,8 @@ def _bar_reading(bars: list[tuple[str, str, str, str]], printed: list[str]) -> s
     text = (f"Values printed at the bars (series by the legend's colour, group by the axis label{axis}): "
             + "; ".join(f'"{name}": ' + ", ".join(values) for name, values in series.items()))
     names, groups = set(series), {group for _s, group, _v, _u in bars}
-    rest = [p for p in dict.fromkeys(printed)
-            if not value_is_number(p) and p not in names and not any(p in g for g in groups)]
+    rest = [p for p in dict.fromkeys(printed) if not all(value_is_number(w) for w in p.split())
+            and p not in names and not any(p in g for g in groups)]
     return text + ("\nOther text printed in the figure: " + "; ".join(f'"{p}"' for p in rest) if rest else "")
 
 

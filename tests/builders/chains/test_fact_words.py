@@ -31,3 +31,13 @@ def test_a_title_word_that_is_the_bridges_name_keeps_every_rule(view):
     cand = serial(("c1", HMI), ("c8", ""), answer="aurora research vessel")
     titles = construction(view)._title_words(cand)
     assert "helsinki" not in titles and "annual" in titles
+
+
+def test_a_title_names_the_thing_its_first_word_names():
+    from builders.chains.fact_words import title_names
+
+    titles = {"KIMI K1.5: SCALING REINFORCEMENT LEARNING WITH LLMS"}
+    assert title_names("Kimi k1.5 long-CoT", titles)
+    assert title_names("DeepSeek-R1-32B", {"DeepSeek-R1: Incentivizing Reasoning Capability in LLMs"})
+    assert not title_names("OpenAI o1", titles) and not title_names("QwQ-32B Preview", titles)
+    assert not title_names("", titles) and not title_names("a b", {"A b"})  # too short to name anything

@@ -167,3 +167,21 @@ def test_a_parallel_fork_compares_a_bar_with_a_value_the_text_gives(grouped_view
         figure_subject = view.entity_name[cand.hops[0].bridge]
         assert view.entity_name[cand.hops[1].bridge] == "FerroNet" and figure_subject != "Korvex"
         assert fork["answer"] == (figure_subject if canal[figure_subject] > 57.3 else "FerroNet")
+
+
+@pytest.mark.timeout(600)
+def test_the_model_a_report_is_named_after_is_no_bridge_among_rivals_it_does_not_share_it_with(
+        falkor_store, tmp_path):
+    """In "Tessaline: ..." a question about "the model trained on weather logs" in that report is
+    answered by guessing Tessaline, the report's own subject: a chain through that bridge is dropped
+    before any LLM call, while one through Korvex (whose name the title does not hold) still passes."""
+    from functools import partial
+
+    from tests.kg.ingest.pdf.pdf_maker import grouped_bar_chart_report
+
+    make = partial(grouped_bar_chart_report, title="Tessaline: forecasting harbour traffic")
+    view, settings, store = ingested_view(falkor_store, tmp_path, make)
+    walker = _strict_walker(view, settings, store)
+    drawn = [c for c in (walker.sample("text_initiated_chain") for _ in range(60)) if c is not None]
+    reasons = {c.table_cell.row_label: walker.construction.check(c).reason for c in drawn}
+    assert "title" in reasons.get("Tessaline", "title") and reasons.get("Korvex") == ""

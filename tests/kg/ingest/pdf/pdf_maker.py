@@ -74,13 +74,13 @@ GROUPED_GROUPS = ("Harbour", "Canal", "Estuary")
 GROUPED_VALUES = ((71.4, 66.0, 58.2), (68.2, 69.5, 61.7), (64.9, 63.1, 66.8))  # [series][group]
 
 
-def grouped_bar_chart_report(path: Path) -> Path:
+def grouped_bar_chart_report(path: Path, title: str = "Forecasting models for harbour traffic") -> Path:
     """A report page with a grouped bar chart told apart by colour only: a legend of three coloured
     swatches with model names, three groups of three bars with each bar's value printed above it, and
     two-line group labels under the axis ("Harbour" over "(Acc.)"), then a caption and prose."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
-    line(page, 60, "Forecasting models for harbour traffic", 16)
+    line(page, 60, title, 16)
     line(page, 90, "1 Introduction", 12)
     top = 100
     for text in CHART_PROSE:
@@ -107,7 +107,7 @@ def grouped_bar_chart_report(path: Path) -> Path:
     top = paragraph(page, 490, "Brumhal reads hourly counts of arrivals at each terminal of the harbour, and was "
                                "tuned on the estuary crossings of the last two seasons.") + 6
     paragraph(page, top, GROUPED_RIVAL)
-    return save(doc, path, title="Forecasting models for harbour traffic")
+    return save(doc, path, title=title)
 
 
 # A system outside the chart with a value of one of its measures, and a name from the chart beside it.
