@@ -10,7 +10,7 @@ import pymupdf
 
 from kg.ids import sha256_bytes
 from kg.ingest.pdf.bar_charts import Line as ChartLine
-from kg.ingest.pdf.bar_charts import read_bars
+from kg.ingest.pdf.bar_charts import legend, read_bars
 from kg.ingest.pdf.types import Graphic, RawBlock, RawPage
 from kg.ingest.text import save_asset
 from kg.models import ImageRef
@@ -63,6 +63,13 @@ def _single_column(page: RawPage) -> bool:
     return bool(prose) and all(r.x0 < mid - 10 and r.x1 > mid + 10 for r in prose)
 
 
+def above_caption(box: pymupdf.Rect, caption: pymupdf.Rect) -> pymupdf.Rect:
+    """A drawing that frames its caption too (a panel's border or background drawn around chart and
+    caption) is the figure down to the caption's top."""
+    framed = box.x0 - 2 <= caption.x0 and caption.x1 <= box.x1 + 2 and box.y0 < caption.y0 < box.y1
+    return pymupdf.Rect(box.x0, box.y0, box.x1, caption.y0) if framed else box
+
+
 def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, list[Graphic]]:
     """Map figure-caption block index -> graphics drawn above it.
 
@@ -78,10 +85,10 @@ def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, lis
     groups: dict[int, list[Graphic]] = defaultdict(list)
     max_gap = CAPTION_MAX_GAP * page.rect.height
     for graphic in graphics:
-        g = graphic.bbox
         best, best_key = None, None
         for index, caption, (left, right) in captions:
             cap = caption.bbox
+            g = above_caption(graphic.bbox, cap)
             gap = cap.y0 - g.y1
             overlap = (min(g.x1, right) - max(g.x0, left)) / max(g.width, 1e-6)
             if gap < -10 or gap > max_gap or overlap < 0.4:
@@ -151,9 +158,11 @@ def page_figures(
             left, right = _caption_column(caption, page)
             bbox = pymupdf.Rect()
             for member in members:
-                clipped = pymupdf.Rect(max(member.bbox.x0, left), member.bbox.y0,
-                                       min(member.bbox.x1, right), member.bbox.y1)
-                bbox |= clipped if not clipped.is_empty else member.bbox
+                own = above_caption(member.bbox, caption.bbox)
+                clipped = pymupdf.Rect(max(own.x0, left), own.y0, min(own.x1, right), own.y1)
+                bbox |= clipped if not clipped.is_empty else own
+            for legend in legend_blocks(page, bbox):
+                bbox |= legend.bbox
             source = doc[page.number - 1]
             # pymupdf renders some images differently once get_image_info has
             # decoded them; do it here too, so the picture's bytes (its id)
@@ -183,7 +192,28 @@ def page_figures(
     return refs, skipped
 
 
+LEGEND_REACH = 30.0  # points above or below a chart's drawings where a legend strip may stand
+
+
+def legend_blocks(page: RawPage, box: pymupdf.Rect) -> list[RawBlock]:
+    """Text blocks just above or below a chart's drawings that are its legend: 2+ names each right of a
+    small swatch of its own colour (bar_charts.legend). Drawn apart from the plot (a strip too thin to
+    be a figure), the legend would be left out of the picture and its names become a paragraph."""
+    out = []
+    for block in page.blocks:
+        b = block.bbox
+        near = box.y0 - LEGEND_REACH <= b.y1 <= box.y0 + 2 or box.y1 - 2 <= b.y0 <= box.y1 + LEGEND_REACH
+        if block.kind != "text" or not near or min(b.x1, box.x1) <= max(b.x0, box.x0):
+            continue
+        lines = [ChartLine(ln.text.strip(), *ln.bbox) for ln in block.lines]
+        fills = [f for f in page.fills if pymupdf.Rect(f.rect).intersects(b + (-20, -4, 4, 4))]
+        if len(legend(lines, fills)[0]) >= 2:
+            out.append(block)
+    return out
+
+
 FIGURE_TEXT_MARGIN = 12.0  # points around a figure's drawings where its tick labels, legend and axis titles sit
+AXIS_LABEL_MARGIN = 24.0  # points below them: group labels under an axis run to two lines ("Harbour" / "(Acc.)")
 MAX_FIGURE_TEXT_BLOCK = 200  # a longer block inside a figure's box is prose set around it, not a label
 MAX_MARGIN_LABEL_WORDS = 6  # in the margin only a label this short is the figure's ("Tableau 4 : ..." is not)
 
@@ -195,7 +225,7 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
     top to bottom and left to right) and `visible_lines` (JSON [[text, x0, y0, x1, y1], ...], for
     telling which value stands at which label)."""
     boxes = [pymupdf.Rect(f.bbox) for f in figures]
-    margins = [box + (-FIGURE_TEXT_MARGIN, -FIGURE_TEXT_MARGIN, FIGURE_TEXT_MARGIN, FIGURE_TEXT_MARGIN) for box in boxes]
+    margins = [box + (-FIGURE_TEXT_MARGIN, -FIGURE_TEXT_MARGIN, FIGURE_TEXT_MARGIN, AXIS_LABEL_MARGIN) for box in boxes]
     taken: dict[int, list] = defaultdict(list)
     kept = []
     for block in page.blocks:

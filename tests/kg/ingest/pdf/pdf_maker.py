@@ -74,10 +74,13 @@ GROUPED_GROUPS = ("Harbour", "Canal", "Estuary")
 GROUPED_VALUES = ((71.4, 66.0, 58.2), (68.2, 69.5, 61.7), (64.9, 63.1, 66.8))  # [series][group]
 
 
-def grouped_bar_chart_report(path: Path, title: str = "Forecasting models for harbour traffic") -> Path:
+def grouped_bar_chart_report(path: Path, title: str = "Forecasting models for harbour traffic",
+                             layout: str = "background") -> Path:
     """A report page with a grouped bar chart told apart by colour only: a legend of three coloured
     swatches with model names, three groups of three bars with each bar's value printed above it, and
-    two-line group labels under the axis ("Harbour" over "(Acc.)"), then a caption and prose."""
+    two-line group labels under the axis ("Harbour" over "(Acc.)"), then a caption and prose.
+    `layout`: "background" (a white box behind legend, plot and labels), "legend_apart" (no box; the
+    legend strip 20 points above the plot's frame), "framed" (a border around chart and caption)."""
     doc = pymupdf.open()
     page = doc.new_page(width=WIDTH, height=HEIGHT)
     line(page, 60, title, 16)
@@ -85,11 +88,15 @@ def grouped_bar_chart_report(path: Path, title: str = "Forecasting models for ha
     top = 100
     for text in CHART_PROSE:
         top = paragraph(page, top, text) + 6
-    page.draw_rect(pymupdf.Rect(70, 228, 470, 448), color=None, fill=(1, 1, 1))  # the figure's background
+    if layout == "background":
+        page.draw_rect(pymupdf.Rect(70, 228, 470, 448), color=None, fill=(1, 1, 1))
+    if layout == "framed":
+        page.draw_rect(pymupdf.Rect(66, 224, 474, 472), color=(0.5, 0.5, 0.5), width=0.6)
+    legend_y = 222 if layout == "legend_apart" else 236
     for s, (name, colour) in enumerate(GROUPED_SERIES):  # the legend: swatch, then name
         x = 110 + 110 * s
-        page.draw_rect(pymupdf.Rect(x, 236, x + 10, 244), color=None, fill=colour)
-        page.insert_text((x + 14, 244), name, fontsize=8)
+        page.draw_rect(pymupdf.Rect(x, legend_y, x + 10, legend_y + 8), color=None, fill=colour)
+        page.insert_text((x + 14, legend_y + 8), name, fontsize=8)
     axis = 420
     page.draw_rect(pymupdf.Rect(80, 250, 460, axis), color=(0, 0, 0), width=0.8)  # the plot's frame
     for g, group in enumerate(GROUPED_GROUPS):

@@ -32,6 +32,17 @@ def test_a_grouped_chart_in_a_pdf_is_read_bar_by_bar(tmp_path):
     assert {tuple(t) for t in json.loads(chart.bar_values)} == expected
 
 
+def test_a_legend_drawn_apart_and_a_frame_around_the_caption_stay_the_figures(tmp_path):
+    """A legend strip above the plot (too thin to be a figure of its own) and a border drawn around chart
+    and caption both belong to the chart: its bars are read and the legend's names are no prose."""
+    for layout in ("legend_apart", "framed"):
+        pdf = grouped_bar_chart_report(tmp_path / f"{layout}.pdf", layout=layout)
+        parsed = read_pdf(pdf, tmp_path / f"assets_{layout}", workers=1)
+        chart = next(i for i in parsed.images if i.label == "Figure 1")
+        assert len(json.loads(chart.bar_values)) == 9, layout
+        assert not any("Korvex Brumhal" in b.text for b in parsed.blocks), layout
+
+
 def test_vertical_bars_pair_colour_group_and_the_number_above_each():
     fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
     fills += [Fill((50, 100, 60, 200), BLUE), Fill((62, 120, 72, 200), ORANGE),
