@@ -61,6 +61,12 @@ ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
 _OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
+# A sentence presenting its subject as the authors' own ("we propose X", "this paper introduces X",
+# "our framework"): the question then asks about "the method the paper proposes", which a reader picks
+# out of baselines without the hop.
+_AUTHORS_OWN = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:\w+\s+){0,2}?(?:propose|introduce|present)s?\b"
+                          r"|\bour (?:proposed |new |novel )?(?:method|approach|model|framework|paradigm|system)\b",
+                          re.IGNORECASE)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -130,6 +136,8 @@ class ChainConstruction:
             if rows and not c.reason:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
+            if not c.reason and _AUTHORS_OWN.search(statement):
+                c.reason = f"pre-check: hop {i - 1} identifies its bridge as the authors' own (the paper's method is guessed)"
             if not c.reason and self._guessed_from_title(cand, incoming, self._other_rows(cand.table_cell)
                                                          if into_table else siblings):
                 c.reason = (f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title "

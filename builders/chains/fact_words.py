@@ -31,11 +31,35 @@ def title_stems(titles) -> set[str]:
 
 
 def title_names(name: str, titles) -> bool:
-    """Whether a document title holds the name's first word ("Kimi" of "Kimi k1.5 long-CoT" in "KIMI K1.5:
-    SCALING REINFORCEMENT LEARNING WITH LLMS"): the document is about the thing so named."""
+    """Whether a document title names the thing: it holds the name's first word ("Kimi" of "Kimi k1.5
+    long-CoT" in "KIMI K1.5: SCALING REINFORCEMENT LEARNING WITH LLMS"), or spells out the name's
+    capitals ("HiAR-ICL": "High-level Automated Reasoning ... In-Context Learning")."""
     first = re.split(r"[\s/_-]+", name.strip())[0].casefold() if name.strip() else ""
     words = {w.casefold() for title in titles for w in re.split(r"[^\w.]+", title.replace("-", " ")) if w}
-    return len(first) >= 3 and first in words
+    return (len(first) >= 3 and first in words) or any(_spells_out(name, title) for title in titles)
+
+
+MIN_ACRONYM = 3
+
+
+def _spells_out(name: str, title: str) -> bool:
+    """The name's capitals are the initials of the title's capitalised words, in order, skipping at most
+    two words (a title's "Paradigm in" between "Reasoning" and "In-Context")."""
+    capitals = [c for c in name if c.isupper()]
+    initials = [w[0] for w in re.split(r"[\s/_:,-]+", title) if w[:1].isupper()]
+    if len(capitals) < MIN_ACRONYM:
+        return False
+    for start in (k for k, c in enumerate(initials) if c == capitals[0]):
+        at, skipped = start + 1, 0
+        for c in capitals[1:]:
+            while at < len(initials) and initials[at] != c:
+                at, skipped = at + 1, skipped + 1
+            if at == len(initials) or skipped > 2:
+                break
+            at += 1
+        else:
+            return True
+    return False
 
 
 def fact_words(fact: str, later: set[str], candidates: list[str],

@@ -15,6 +15,7 @@ FLEET = [
            "ship on the eastern Baltic."),
     ("c8", "The Tallinn Sea Laboratory operates the Baltic Explorer, while the Helsinki Marine Institute operates "
            "the Aurora Research Vessel."),
+    ("c9", "In this register we introduce the Helsinki Marine Institute as the survey body of record."),
 ]
 EXTRA_ENTITIES = [("tallinn sea laboratory", "Tallinn Sea Laboratory", "ORG"),
                   ("riga coastal centre", "Riga Coastal Centre", "ORG"),
@@ -72,6 +73,13 @@ def test_a_later_hop_with_rivals_of_its_bridge_is_kept_with_its_figures(view):
 def test_a_later_hop_that_holds_only_the_bridge_answers_without_the_earlier_hop(view):
     c = construction(view).check(serial(("c1", HMI), ("c2", ""), answer=ARV))
     assert c.siblings == [0] and "holds no rival" in c.reason
+
+
+def test_a_bridge_the_authors_present_as_their_own_is_refused(view):
+    """"We introduce X": the question would ask about "the body the register introduces", which a reader
+    picks out of its rivals without the hop."""
+    c = construction(view).check(serial(("c9", HMI), ("c8", ""), answer=ARV))
+    assert "authors' own" in c.reason
 
 
 def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
