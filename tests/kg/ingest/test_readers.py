@@ -38,7 +38,8 @@ def test_ki67_figures_have_captions_and_logos_are_skipped(parse):
         assert Path(image.path).is_file()
         assert Path(image.path).parent.name == doc.sha256[:16]
         assert image.page >= 2 and len(image.bbox) == 4
-        assert image.nearby_text
+        # page 8 holds Figure 4's continuation and no prose: its panel labels are the figure's, not nearby text
+        assert image.nearby_text or (image.page == 8 and image.visible_text == "(a)\n(b)")
     fig2 = next(img for img in doc.images if img.label == "Figure 2")
     assert "Liver" in fig2.caption and fig2.page == 6
     captions = [b for b in doc.blocks if b.kind == "caption"]
