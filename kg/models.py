@@ -54,7 +54,7 @@ class ImageRef:
     alt: str = ""  # markdown alt text
     visible_text: str = ""  # text printed inside a PDF figure (labels, legend, values), one line a line
     visible_lines: str = ""  # the same lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
-    bar_values: str = ""  # a bar chart's bars read by legend colour, JSON [[series, group, value], ...]
+    bar_values: str = ""  # a bar chart's bars read by legend colour, JSON [[series, group, value, unit], ...]
 
 
 @dataclass

@@ -30,7 +30,7 @@ class EvidenceNode:
     description_source: str = ""  # images: "vlm" when a vision model described it, else caption/alt
     visible_text: str = ""  # images: text printed inside the figure, one line a line (kg/ingest/pdf/figures.py)
     visible_lines: str = ""  # images: those lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
-    bar_values: str = ""  # images: a bar chart's bars, JSON [[series, group, value], ...] (bar_charts.py)
+    bar_values: str = ""  # images: a bar chart's bars, JSON [[series, group, value, unit], ...] (bar_charts.py)
 
 
 @dataclass

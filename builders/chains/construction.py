@@ -45,7 +45,8 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import fact_words, title_names, title_stems, word_stems
+from builders.chains.fact_words import fact_words, title_stems, word_stems
+from builders.chains.source_guess import named_by_title, presented_as_own
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word
@@ -61,12 +62,6 @@ ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
 _OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
-# A sentence presenting its subject as the authors' own ("we propose X", "this paper introduces X",
-# "our framework"): the question then asks about "the method the paper proposes", which a reader picks
-# out of baselines without the hop.
-_AUTHORS_OWN = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:\w+\s+){0,2}?(?:propose|introduce|present)s?\b"
-                          r"|\bour (?:proposed |new |novel )?(?:method|approach|model|framework|paradigm|system)\b",
-                          re.IGNORECASE)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
@@ -136,12 +131,9 @@ class ChainConstruction:
             if rows and not c.reason:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
-            if not c.reason and _AUTHORS_OWN.search(statement):
-                c.reason = f"pre-check: hop {i - 1} identifies its bridge as the authors' own (the paper's method is guessed)"
-            if not c.reason and self._guessed_from_title(cand, incoming, self._other_rows(cand.table_cell)
-                                                         if into_table else siblings):
-                c.reason = (f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title "
-                            "names (a reader guesses it from the source)")
+            if not c.reason:
+                c.reason = self._source_guess(cand, i, statement, self._other_rows(cand.table_cell)
+                                              if into_table else siblings)
             c.siblings.append(len(siblings))
             c.sibling_names.append(sorted(siblings)[:6])
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
@@ -332,12 +324,14 @@ class ChainConstruction:
         bridges = [self.view.entity_name.get(b, "") for b in cand.bridges if b]
         return title_stems(titles) - title_stems(bridges)
 
-    def _guessed_from_title(self, cand: Candidate, bridge: str, rivals: list[str]) -> bool:
-        """The bridge is the document's own subject ("Kimi k1.5 long-CoT" in the Kimi k1.5 report) and none
-        of its rivals shares the title's name: told the source, a reader picks it without the hop."""
+    def _source_guess(self, cand: Candidate, i: int, statement: str, rivals: list[str]) -> str:
+        """Why hop i-1's bridge is guessed from the source without the hop (source_guess.py), or ""."""
+        if presented_as_own(statement):
+            return f"pre-check: hop {i - 1} identifies its bridge as the authors' own (the paper's method is guessed)"
         titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
-        return bool(rivals) and title_names(self.view.entity_name.get(bridge, ""), titles) \
-            and not any(title_names(r, titles) for r in rivals)
+        if named_by_title(self.view.entity_name.get(cand.hops[i - 1].bridge, ""), rivals, titles):
+            return f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title names"
+        return ""
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)

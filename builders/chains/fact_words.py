@@ -36,10 +36,14 @@ def title_names(name: str, titles) -> bool:
     capitals ("HiAR-ICL": "High-level Automated Reasoning ... In-Context Learning")."""
     first = re.split(r"[\s/_-]+", name.strip())[0].casefold() if name.strip() else ""
     words = {w.casefold() for title in titles for w in re.split(r"[^\w.]+", title.replace("-", " ")) if w}
-    return (len(first) >= 3 and first in words) or any(_spells_out(name, title) for title in titles)
+    # Only a name's first word: "Learning rate" or "Scaling laws" share an everyday word with a title,
+    # not its subject ("Granite-8B-Code-Base" is a name by its digits, "Kimi" by its rarity).
+    named = zipf(first) < TITLE_NAME_ZIPF or any(c.isdigit() for c in name)
+    return (len(first) >= 3 and named and first in words) or any(_spells_out(name, title) for title in titles)
 
 
 MIN_ACRONYM = 3
+TITLE_NAME_ZIPF = 3.5  # "kimi" 3.2, "leland" 3.2; "scaling" 3.6, "learning" 4.9 are everyday words
 
 
 def _spells_out(name: str, title: str) -> bool:

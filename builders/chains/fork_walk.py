@@ -258,7 +258,10 @@ class ForkSteps:
         node = w.view.nodes[node_id]
         if node.label == "Image":  # what the figure prints, not the page text around it that ingest linked
             printed = f"{node.caption}\n{node.visible_text}"
-            return find_surface([w.view.entity_name.get(entity, entity)], printed) is not None
+            labels = [e for e, rows in (self.figures.rows_of_entity.items() if self.figures else ())
+                      if any(image == node_id for image, _row in rows)]
+            return find_surface([w.view.entity_name.get(entity, entity)], printed) is not None \
+                or any(e == entity or w.names_overlap(e, {entity}) for e in labels)
         return any(e == entity or w.names_overlap(e, {entity}) for e in w.view.mentions.get(node_id, ()))
 
     def parallel(self) -> Candidate | None:

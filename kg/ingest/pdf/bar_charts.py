@@ -21,12 +21,15 @@ from dataclasses import dataclass
 
 from kg.ingest.pdf.types import Fill
 
-MAX_SWATCH_SIDE = 16.0  # points: a legend swatch is a small mark beside its name
+MAX_SWATCH_SIDE = 16.0  # points: a legend swatch is a small mark beside its name (this high at most)
+SIDE_MARGIN = 1.0  # points: one side's typical gap must be this much tighter to be the names' side
+MAX_SWATCH_WIDTH = 30.0  # and this wide (matplotlib's legend patches are 20 x 7 points)
 SWATCH_GAP = 10.0  # points between a swatch's right edge and its name
 VALUE_GAP = 14.0  # points between a bar's end and the number printed at it
 MIN_SERIES = 2  # a legend names at least two colours (one colour needs no legend)
 MIN_BARS = 3  # fewer is no chart worth reading as one
 MAX_GROUP_WORDS = 6  # an axis label is a name, not a sentence (a caption below the chart is not one)
+AXIS_UNIT = re.compile(r"[(\[]\s*(%|in %|[a-zA-Z$€£/]{1,6})\s*[)\]]\s*$")  # "Latency (ms)", "Accuracy (%)"
 PERCENT_AXIS = re.compile(r"\(%\)|\[%\]|\bin %|\(in %\)")  # an axis title saying its values are percentages
 LABEL_GAP = 24.0  # points between a group's base and its axis label
 BASE_TOLERANCE = 1.5  # points: bars whose bases differ by less stand on one axis
@@ -57,13 +60,11 @@ def _colour(fill: Fill) -> tuple[float, ...]:
     return tuple(round(c, COLOUR_DIGITS) for c in fill.rgb)
 
 
+_NUMBER = re.compile(r"^[-+\u2212]?\$?\d[\d,]*(?:\.\d+)?%?$")  # a data label: "79.2", "1,024", "$3.5", "54%"
+
+
 def _is_number(text: str) -> bool:
-    core = text.strip().rstrip("%").lstrip("$").replace(",", "")
-    try:
-        float(core)
-    except ValueError:
-        return False
-    return True
+    return bool(_NUMBER.match(text.strip()))
 
 
 def split_numbers(line: Line) -> list[Line]:
@@ -83,24 +84,42 @@ def split_numbers(line: Line) -> list[Line]:
 
 
 def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[int]]:
-    """Colour -> series name from swatches set just left of a name on its row, and the swatches'
-    indexes. A colour with two names (or a name with two colours) is no legend entry."""
-    names: dict[tuple, set[str]] = {}
-    swatches: set[int] = set()
+    """Colour -> series name from small swatches with a name beside them on their row, and the
+    swatches' indexes. A legend prints each name on one side of its swatch; when names stand on both
+    sides (entries packed in a row), the side whose gaps are the tighter is the swatches' own, and if
+    neither is, no name is taken: reading the neighbour's name would shift every series by one. A
+    colour with two names (or a name with two colours) is no legend entry."""
     labels = [ln for ln in lines if not _is_number(ln.text) and any(c.isalpha() for c in ln.text)]
+    beside: dict[int, dict[str, tuple[float, Line]]] = {}
     for i, fill in enumerate(fills):
         x0, y0, x1, y1 = fill.rect
-        if max(x1 - x0, y1 - y0) > MAX_SWATCH_SIDE:
+        if y1 - y0 > MAX_SWATCH_SIDE or x1 - x0 > MAX_SWATCH_WIDTH:
             continue
-        beside = [ln for ln in labels if 0 <= ln.x0 - x1 <= SWATCH_GAP and ln.y0 - 2 <= (y0 + y1) / 2 <= ln.y1 + 2]
-        if len(beside) == 1:
-            names.setdefault(_colour(fill), set()).add(" ".join(beside[0].text.split()))
+        row = [ln for ln in labels if ln.y0 - 2 <= (y0 + y1) / 2 <= ln.y1 + 2]
+        sides = {"right": [(ln.x0 - x1, ln) for ln in row if 0 <= ln.x0 - x1 <= SWATCH_GAP],
+                 "left": [(x0 - ln.x1, ln) for ln in row if 0 <= x0 - ln.x1 <= SWATCH_GAP]}
+        beside[i] = {side: min(found, key=lambda f: f[0]) for side, found in sides.items() if len(found) == 1}
+    side = _own_side(beside)
+    names: dict[tuple, set[str]] = {}
+    swatches: set[int] = set()
+    for i, found in beside.items():
+        if side in found:
+            names.setdefault(_colour(fills[i]), set()).add(" ".join(found[side][1].text.split()))
             swatches.add(i)
     entries = {colour: next(iter(n)) for colour, n in names.items() if len(n) == 1}
     counts: dict[str, int] = {}
     for name in entries.values():
         counts[name] = counts.get(name, 0) + 1
     return {c: n for c, n in entries.items() if counts[n] == 1}, swatches
+
+
+def _own_side(beside: dict[int, dict[str, tuple[float, Line]]]) -> str:
+    """"right" or "left": the side of the swatches their names stand on ("" when it cannot be told)."""
+    gaps = {side: sorted(found[side][0] for found in beside.values() if side in found) for side in ("right", "left")}
+    if not gaps["left"] or not gaps["right"]:
+        return "right" if gaps["right"] else ("left" if gaps["left"] else "")
+    right, left = gaps["right"][len(gaps["right"]) // 2], gaps["left"][len(gaps["left"]) // 2]
+    return "right" if right < left - SIDE_MARGIN else ("left" if left < right - SIDE_MARGIN else "")
 
 
 def _orientation(bars: list[Fill]) -> str:
@@ -206,6 +225,14 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool) ->
     return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
 
 
+def _axis_unit(lines: list[Line]) -> str:
+    """"%" when an axis title says the values are percentages and no title names another unit (a
+    panel in ms beside one in %: which bar is in which is not told here)."""
+    units = {m.group(1).strip() for ln in lines if not _is_number(ln.text) for m in AXIS_UNIT.finditer(ln.text)}
+    percent = any(PERCENT_AXIS.search(ln.text) for ln in lines)
+    return "%" if percent and units <= {"%", "in %"} else ""
+
+
 def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str, str]]:
     """(series, group, value, unit) for each bar whose colour the legend names, whose group label the
     axis prints and whose number only it claims; [] for anything that is not such a chart. The unit is
@@ -230,10 +257,10 @@ def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str,
     for k, shape in enumerate(shapes):
         for n in _value_at(shape, numbers, vertical):
             claimed.setdefault(id(n), []).append(k)
-    unit = "%" if any(PERCENT_AXIS.search(ln.text) for ln in lines) else ""
+    unit = _axis_unit(lines)
     out = []
     for bar in bars:
-        mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed[id(n)]) == 1]
+        mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed.get(id(n), ())) == 1]
         group = group_of[id(bar)]
         if len(mine) == 1 and group:
             value = mine[0].text.strip()

@@ -242,11 +242,13 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
     for index, lines in taken.items():
         ordered = sorted(lines, key=lambda ln: (round((ln.bbox[1] + ln.bbox[3]) / 2 / 4), ln.bbox[0]))
         figures[index].visible_text = "\n".join(ln.text.strip() for ln in ordered)
+        # A rotated label's box does not stand where its text points (a 45-degree tick label ends at
+        # its tick, its box's middle lies over the group before): no position is read from it.
         figures[index].visible_lines = json.dumps([[ln.text.strip(), *(round(v, 1) for v in ln.bbox)]
-                                                   for ln in ordered])
+                                                   for ln in ordered if ln.upright])
         box = margins[index]
         fills = [f for f in page.fills if box.intersects(pymupdf.Rect(f.rect))]
-        bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered], fills)
+        bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills)
         figures[index].bar_values = json.dumps([list(b) for b in bars]) if bars else ""
 
 

@@ -58,7 +58,8 @@ def filled_rects(drawings: list[dict]) -> list[Fill]:
     out = []
     for d in drawings:
         items = d.get("items") or []
-        if (d.get("fill") and (d.get("fill_opacity") or 1.0) > 0.5 and 0 < len(items) <= MAX_BOX_PATH_ITEMS
+        opacity = d.get("fill_opacity")
+        if (d.get("fill") and (1.0 if opacity is None else opacity) > 0.5 and 0 < len(items) <= MAX_BOX_PATH_ITEMS
                 and all(item[0] in ("re", "qu", "l", "c") for item in items)):
             r = pymupdf.Rect(d["rect"])
             out.append(Fill((round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)), tuple(d["fill"])))
@@ -94,7 +95,9 @@ def _line(spans: list[dict], raw_line: dict) -> Line:
     size = max(s["size"] for s in visible)
     bold = all((s["flags"] & 16) or "bold" in s["font"].lower() for s in visible)
     first_bold = bool((visible[0]["flags"] & 16) or "bold" in visible[0]["font"].lower())
-    return Line(text, tuple(bbox), round(size, 1), bold, first_bold)
+    direction = raw_line.get("dir") or (1.0, 0.0)
+    upright = direction[0] > 0.99 and abs(direction[1]) < 0.01
+    return Line(text, tuple(bbox), round(size, 1), bold, first_bold, upright)
 
 
 _MARKER_RE = re.compile(r"\s*(?:\d{1,3}(?:[,\u2013-]\d{1,3})*|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*")

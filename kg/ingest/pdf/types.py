@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import re
+from dataclasses import dataclass, field
 
 import pymupdf
 
@@ -19,6 +18,7 @@ class Line:
     size: float
     bold: bool
     first_bold: bool = False  # the first span: caption labels are often bold alone
+    upright: bool = True  # written left to right along the page; False for a rotated axis label
 
 
 @dataclass
@@ -89,9 +89,29 @@ class RawPage:
     fills: list[Fill] = field(default_factory=list)  # filled rectangles, for reading bar charts (bar_charts.py)
 
 
+_HYPHENATED = re.compile(r"\b([A-Za-z][A-Za-z0-9]*)-([A-Z][A-Za-z0-9]*)\b")
+
+
+def rejoin_broken_words(texts: list[str]) -> list[str]:
+    """A word TeX broke at a capital ("Sci-" / "BERT") is joined with its hyphen kept (join_lines): where
+    the document spells it without the hyphen more often than with it ("SciBERT" 12 times, "Sci-BERT"
+    once), the hyphen was the break's and goes; names written with one ("DeepSeek-R1") keep it."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", text):
+            counts[word] = counts.get(word, 0) + 1
+
+    def mend(match: re.Match) -> str:
+        joined = match.group(1) + match.group(2)
+        return joined if counts.get(joined, 0) > counts.get(match.group(0), 0) else match.group(0)
+
+    return [_HYPHENATED.sub(mend, text) for text in texts]
+
+
 def join_lines(lines: list[str]) -> str:
     """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation"). A hyphen before a
-    capital or a digit is part of a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4"): kept, no space."""
+    capital or a digit is kept, no space: a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4"), or a word TeX
+    broke there ("Sci-\\nBERT"), which rejoin_broken_words mends from the rest of the document."""
     out = ""
     for line in lines:
         line = line.strip()

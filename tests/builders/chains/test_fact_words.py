@@ -40,6 +40,7 @@ def test_a_title_names_the_thing_its_first_word_names():
     assert title_names("Kimi k1.5 long-CoT", titles)
     assert title_names("DeepSeek-R1-32B", {"DeepSeek-R1: Incentivizing Reasoning Capability in LLMs"})
     assert not title_names("OpenAI o1", titles) and not title_names("QwQ-32B Preview", titles)
+    assert not title_names("Scaling laws", titles) and not title_names("Learning rate", titles)  # everyday words
     assert not title_names("", titles) and not title_names("a b", {"A b"})  # too short to name anything
     spelled = {"Beyond Examples: High-level Automated Reasoning Paradigm in In-Context Learning via MCTS"}
     assert title_names("HiAR-ICL", spelled) and not title_names("CoT+SC", spelled)  # capitals spelled out

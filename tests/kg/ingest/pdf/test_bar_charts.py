@@ -82,3 +82,80 @@ def test_what_cannot_be_told_apart_is_left_out():
     assert [t[:3] for t in read_bars(two_names[1] + lines[2:], two_names[0] + fills[2:])] == [
         ("Beta", "GSM8K", "60.1"), ("Gamma", "GSM8K", "70.0")]  # 81.0 stands over an unnamed bar too
     assert read_bars(lines, fills[2:]) == []  # no legend: no series to name
+
+
+def _two_groups():
+    """Two series' bars over MMLU and GSM8K, numbers above them."""
+    fills = [Fill((50, 100, 60, 200), BLUE), Fill((62, 120, 72, 200), ORANGE),
+             Fill((150, 90, 160, 200), BLUE), Fill((162, 140, 172, 200), ORANGE)]
+    lines = [Line("81.0", 50, 90, 60, 98), Line("77.5", 62, 110, 72, 118),
+             Line("84.2", 150, 80, 160, 88), Line("60.1", 162, 130, 172, 138),
+             Line("MMLU", 48, 204, 74, 212), Line("GSM8K", 146, 204, 176, 212)]
+    return fills, lines
+
+
+def test_a_legend_printed_name_first_is_read_from_the_names_side():
+    """Names left of their swatches, packed so that each swatch has the next entry's name 3 points to
+    its right: the tighter side is the names' own; no series is shifted onto its neighbour's name."""
+    fills, lines = _two_groups()
+    legend_fills = [Fill((44, 10, 54, 18), BLUE), Fill((111, 10, 121, 18), ORANGE)]
+    legend_lines = [Line("Alpha", 10, 9, 43, 19), Line("Beta", 57, 9, 110, 19)]
+    read = read_bars(legend_lines + lines, legend_fills + fills)
+    assert [t[:3] for t in read][:2] == [("Alpha", "MMLU", "81.0"), ("Beta", "MMLU", "77.5")]
+    even = [Line("Alpha", 10, 9, 41, 19), Line("Beta", 57, 9, 108, 19)]  # 3 points on both sides
+    assert read_bars(even + lines, legend_fills + fills) == []
+
+
+def test_a_bar_drawn_twice_or_inside_another_is_no_crash_and_no_guess():
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    bars, labels = _two_groups()
+    twice = fills + bars + [Fill((50, 100, 60, 200), BLUE)]  # the first bar drawn again on the same spot
+    read = read_bars(lines + labels, twice)
+    assert ("Alpha", "MMLU", "81.0", "") not in read and ("Beta", "GSM8K", "60.1", "") in read
+
+
+def test_percent_only_when_no_axis_names_another_unit():
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    bars, labels = _two_groups()
+    titles = [Line("Accuracy (%)", 5, 100, 15, 180), Line("Latency (ms)", 250, 100, 260, 180)]
+    assert {t[3] for t in read_bars(lines + labels + titles[:1], fills + bars)} == {"%"}
+    assert {t[3] for t in read_bars(lines + labels + titles, fills + bars)} == {""}
+
+
+def test_only_opaque_filled_boxes_are_bars_or_swatches():
+    from kg.ingest.pdf.layout import filled_rects
+
+    def box(opacity):
+        return {"fill": (0.3, 0.4, 0.9), "fill_opacity": opacity, "rect": (0, 0, 10, 50), "items": [("re",)]}
+
+    assert len(filled_rects([box(1.0), box(None), box(0.0), box(0.3)])) == 2  # invisible and faint: none
+
+
+def test_a_rotated_axis_label_is_read_but_gives_no_position(tmp_path):
+    """Tick labels set at 45 degrees: their boxes' middles stand over the group before (a long label's
+    box reaches far left of its tick), so no position is read from them: they are the figure's text,
+    but no group label and no label of a value."""
+    import pymupdf
+
+    from pdf_maker import save
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 80), "Results of two systems", fontsize=14)
+    for s, (name, colour) in enumerate((("Alpha", BLUE), ("Beta", ORANGE))):
+        page.draw_rect(pymupdf.Rect(110 + 100 * s, 150, 120 + 100 * s, 158), color=None, fill=colour)
+        page.insert_text((124 + 100 * s, 158), name, fontsize=8)
+    page.draw_rect(pymupdf.Rect(80, 165, 460, 400), color=(0, 0, 0), width=0.8)
+    for g, group in enumerate(("Harbour traffic", "Canal crossings")):
+        for s, colour in enumerate((BLUE, ORANGE)):
+            x, top = 150 + 150 * g + 30 * s, 250 + 20 * s + 10 * g
+            page.draw_rect(pymupdf.Rect(x, top, x + 26, 400), color=None, fill=colour)
+            page.insert_text((x + 5, top - 3), f"{70 - 5 * s - 3 * g}.5", fontsize=7)
+        page.insert_text((150 + 150 * g + 20, 410), group, fontsize=8, rotate=0,
+                         morph=(pymupdf.Point(150 + 150 * g + 20, 410), pymupdf.Matrix(45)))
+    page.insert_text((72, 470), "Figure 1: Scores of the two systems on two tasks.", fontsize=10)
+    parsed = read_pdf(save(doc, tmp_path / "rotated.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    positioned = [row[0] for row in json.loads(chart.visible_lines)]
+    assert "Harbour traffic" in chart.visible_text and "Harbour traffic" not in positioned
+    assert "Alpha" in positioned and chart.bar_values == ""

@@ -83,3 +83,12 @@ def test_ligatures_are_spelled_out_in_prose():
     assert "\ufb01" in page.get_text()  # the glyph is in the file
     text = " ".join(line.text for block in collect_page(page).blocks for line in block.lines)
     assert "\ufb01" not in text and "Artificial" in text and "unified" in text
+
+
+def test_a_word_broken_at_a_capital_is_mended_where_the_document_spells_it_whole():
+    from kg.ingest.pdf.types import rejoin_broken_words
+
+    texts = ["We fine-tune Sci-BERT on the task.", "SciBERT is a BERT model.", "SciBERT was trained on papers.",
+             "DeepSeek-R1 and DeepSeek-R1 again.", "Self-BLEU measures diversity."]
+    assert rejoin_broken_words(texts)[0] == "We fine-tune SciBERT on the task."
+    assert rejoin_broken_words(texts)[3:] == texts[3:]  # written with the hyphen: kept

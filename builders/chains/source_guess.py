@@ -1,0 +1,30 @@
+"""Bridges a reader guesses from the source alone: the question names its document ("in the Kimi k1.5
+report"), so a bridge that is that document's own subject or method needs no hop to be found.
+
+construction.ChainConstruction.check drops such a candidate before any LLM call. Both rules were
+read off strict-model verdicts: "the method the paper proposes" picked out of CoT and CoT+SC
+(q12, HiAR-ICL), "Kimi k1.5 long-CoT" among four rival models in the Kimi k1.5 report.
+"""
+
+from __future__ import annotations
+
+import re
+
+from builders.chains.fact_words import title_names
+
+# A sentence presenting its subject as the authors' own ("we propose X", "this paper introduces X",
+# "our framework"): the question then asks about "the method the paper proposes".
+_AUTHORS_OWN = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:\w+\s+){0,2}?(?:propose|introduce|present)s?\b"
+                          r"|\bour (?:proposed |new |novel )?(?:method|approach|model|framework|paradigm|system)\b",
+                          re.IGNORECASE)
+
+
+def presented_as_own(statement: str) -> bool:
+    """The identifying sentence presents the bridge as the authors' own."""
+    return bool(_AUTHORS_OWN.search(statement or ""))
+
+
+def named_by_title(bridge_name: str, rivals: list[str], titles: set[str]) -> bool:
+    """The bridge is the document's own subject (its title names it, title_names) and none of its
+    rivals shares the title's name: told the source, a reader picks it without the hop."""
+    return bool(rivals) and title_names(bridge_name, titles) and not any(title_names(r, titles) for r in rivals)
