@@ -85,10 +85,10 @@ def split_numbers(line: Line) -> list[Line]:
 
 def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[int]]:
     """Colour -> series name from small swatches with a name beside them on their row, and the
-    swatches' indexes. A legend prints each name on one side of its swatch; when names stand on both
-    sides (entries packed in a row), the side whose gaps are the tighter is the swatches' own, and if
-    neither is, no name is taken: reading the neighbour's name would shift every series by one. A
-    colour with two names (or a name with two colours) is no legend entry."""
+    swatches' indexes. A legend prints each name on one side of its swatch: which side, each row's
+    ends say (a row that starts with a name and ends with a swatch prints names first), else the side
+    whose gaps are the tighter; when neither tells, no name is taken: reading the neighbour's name
+    would shift every series by one. A colour with two names (or a name with two colours) is no entry."""
     labels = [ln for ln in lines if not _is_number(ln.text) and any(c.isalpha() for c in ln.text)]
     beside: dict[int, dict[str, tuple[float, Line]]] = {}
     for i, fill in enumerate(fills):
@@ -98,14 +98,17 @@ def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[
         row = [ln for ln in labels if ln.y0 - 2 <= (y0 + y1) / 2 <= ln.y1 + 2]
         sides = {"right": [(ln.x0 - x1, ln) for ln in row if 0 <= ln.x0 - x1 <= SWATCH_GAP],
                  "left": [(x0 - ln.x1, ln) for ln in row if 0 <= x0 - ln.x1 <= SWATCH_GAP]}
-        beside[i] = {side: min(found, key=lambda f: f[0]) for side, found in sides.items() if len(found) == 1}
-    side = _own_side(beside)
+        found = {side: min(f, key=lambda g: g[0]) for side, f in sides.items() if len(f) == 1}
+        if found:
+            beside[i] = found
     names: dict[tuple, set[str]] = {}
     swatches: set[int] = set()
-    for i, found in beside.items():
-        if side in found:
-            names.setdefault(_colour(fills[i]), set()).add(" ".join(found[side][1].text.split()))
-            swatches.add(i)
+    for row in _legend_rows(beside, fills):
+        side = _own_side(row, beside, fills)
+        for i in row:
+            if side in beside[i]:
+                names.setdefault(_colour(fills[i]), set()).add(" ".join(beside[i][side][1].text.split()))
+                swatches.add(i)
     entries = {colour: next(iter(n)) for colour, n in names.items() if len(n) == 1}
     counts: dict[str, int] = {}
     for name in entries.values():
@@ -113,9 +116,29 @@ def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[
     return {c: n for c, n in entries.items() if counts[n] == 1}, swatches
 
 
-def _own_side(beside: dict[int, dict[str, tuple[float, Line]]]) -> str:
-    """"right" or "left": the side of the swatches their names stand on ("" when it cannot be told)."""
-    gaps = {side: sorted(found[side][0] for found in beside.values() if side in found) for side in ("right", "left")}
+def _legend_rows(beside: dict[int, dict], fills: list[Fill]) -> list[list[int]]:
+    """Swatch indexes grouped by the row they stand on (centres within 3 points)."""
+    rows: list[list[int]] = []
+    for i in sorted(beside, key=lambda k: (fills[k].rect[1] + fills[k].rect[3]) / 2):
+        centre = (fills[i].rect[1] + fills[i].rect[3]) / 2
+        if rows and abs(centre - (fills[rows[-1][-1]].rect[1] + fills[rows[-1][-1]].rect[3]) / 2) <= 3:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return rows
+
+
+def _own_side(row: list[int], beside: dict[int, dict[str, tuple[float, Line]]], fills: list[Fill]) -> str:
+    """"right" or "left": the side of this row's swatches their names stand on ("" when not told)."""
+    first = min(row, key=lambda i: fills[i].rect[0])
+    last = max(row, key=lambda i: fills[i].rect[0])
+    left_end = "left" in beside[first] and all(n[1].x0 >= beside[first]["left"][1].x0
+                                               for i in row for n in beside[i].values())
+    right_end = "right" in beside[last] and all(n[1].x1 <= beside[last]["right"][1].x1
+                                                for i in row for n in beside[i].values())
+    if left_end != right_end:  # a name at one end of the row and a swatch at the other
+        return "left" if left_end else "right"
+    gaps = {side: sorted(beside[i][side][0] for i in row if side in beside[i]) for side in ("right", "left")}
     if not gaps["left"] or not gaps["right"]:
         return "right" if gaps["right"] else ("left" if gaps["left"] else "")
     right, left = gaps["right"][len(gaps["right"]) // 2], gaps["left"][len(gaps["left"]) // 2]
@@ -225,18 +248,20 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool) ->
     return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
 
 
-def _axis_unit(lines: list[Line]) -> str:
+def _axis_unit(texts: list[str]) -> str:
     """"%" when an axis title says the values are percentages and no title names another unit (a
     panel in ms beside one in %: which bar is in which is not told here)."""
-    units = {m.group(1).strip() for ln in lines if not _is_number(ln.text) for m in AXIS_UNIT.finditer(ln.text)}
-    percent = any(PERCENT_AXIS.search(ln.text) for ln in lines)
+    units = {m.group(1).strip() for t in texts if not _is_number(t) for m in AXIS_UNIT.finditer(t)}
+    percent = any(PERCENT_AXIS.search(t) for t in texts)
     return "%" if percent and units <= {"%", "in %"} else ""
 
 
-def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str, str]]:
+def read_bars(lines: list[Line], fills: list[Fill],
+              titles: list[str] | None = None) -> list[tuple[str, str, str, str]]:
     """(series, group, value, unit) for each bar whose colour the legend names, whose group label the
     axis prints and whose number only it claims; [] for anything that is not such a chart. The unit is
-    "%" when an axis title says the values are percentages ("Accuracy / Percentile (%)"), else ""."""
+    "%" when an axis title says the values are percentages ("Accuracy / Percentile (%)"), else "";
+    `titles`: every printed text of the figure, rotated axis titles too (default: the lines')."""
     lines = [part for line in lines for part in split_numbers(line)]
     colours, swatches = legend(lines, fills)
     if len(colours) < MIN_SERIES:
@@ -257,7 +282,7 @@ def read_bars(lines: list[Line], fills: list[Fill]) -> list[tuple[str, str, str,
     for k, shape in enumerate(shapes):
         for n in _value_at(shape, numbers, vertical):
             claimed.setdefault(id(n), []).append(k)
-    unit = _axis_unit(lines)
+    unit = _axis_unit(titles if titles is not None else [ln.text for ln in lines])
     out = []
     for bar in bars:
         mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed.get(id(n), ())) == 1]

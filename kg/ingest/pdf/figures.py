@@ -248,7 +248,8 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
                                                    for ln in ordered if ln.upright])
         box = margins[index]
         fills = [f for f in page.fills if box.intersects(pymupdf.Rect(f.rect))]
-        bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills)
+        bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills,
+                         [ln.text.strip() for ln in ordered])
         figures[index].bar_values = json.dumps([list(b) for b in bars]) if bars else ""
 
 

@@ -95,15 +95,17 @@ def _two_groups():
 
 
 def test_a_legend_printed_name_first_is_read_from_the_names_side():
-    """Names left of their swatches, packed so that each swatch has the next entry's name 3 points to
-    its right: the tighter side is the names' own; no series is shifted onto its neighbour's name."""
+    """Names left of their swatches, packed so that each swatch has the next entry's name as close to
+    its right: the row starts with a name and ends with a swatch, so names come first; no series is
+    shifted onto its neighbour's name. A row with a name at both ends and even gaps tells nothing."""
     fills, lines = _two_groups()
     legend_fills = [Fill((44, 10, 54, 18), BLUE), Fill((111, 10, 121, 18), ORANGE)]
-    legend_lines = [Line("Alpha", 10, 9, 43, 19), Line("Beta", 57, 9, 110, 19)]
-    read = read_bars(legend_lines + lines, legend_fills + fills)
-    assert [t[:3] for t in read][:2] == [("Alpha", "MMLU", "81.0"), ("Beta", "MMLU", "77.5")]
-    even = [Line("Alpha", 10, 9, 41, 19), Line("Beta", 57, 9, 108, 19)]  # 3 points on both sides
-    assert read_bars(even + lines, legend_fills + fills) == []
+    for legend_lines in ([Line("Alpha", 10, 9, 43, 19), Line("Beta", 57, 9, 110, 19)],  # own name tighter
+                         [Line("Alpha", 10, 9, 41, 19), Line("Beta", 57, 9, 108, 19)]):  # 3 points either side
+        read = read_bars(legend_lines + lines, legend_fills + fills)
+        assert [t[:3] for t in read][:2] == [("Alpha", "MMLU", "81.0"), ("Beta", "MMLU", "77.5")]
+    both_ends = [Line("Alpha", 10, 9, 41, 19), Line("Beta", 57, 9, 108, 19), Line("Gamma", 124, 9, 160, 19)]
+    assert read_bars(both_ends + lines, legend_fills + fills) == []
 
 
 def test_a_bar_drawn_twice_or_inside_another_is_no_crash_and_no_guess():
