@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from builders.chains.bridges import MADE_THING_LABELS
 from builders.chains.candidate import Candidate, Hop
+from builders.chains.name_forms import stem
 from builders.chains.statements import find_surface
 from builders.chains.tables import measured_by_axis
 from builders.chains.values import (MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, measure_words, number,
@@ -71,6 +72,20 @@ class BranchFact:
     value: str  # the number as printed ("54%", "$22,439", "41.2")
     measure: frozenset[str]  # stems of the words that say what the number measures
     scale: str = ""  # the scale or unit word printed after the number ("million", "ms"), "" when none
+    counted: str = ""  # the noun right after the number ("100 languages", "10 times"), "" when none
+
+
+# Words after a number that do not say what it counts ("61.2 on MMLU", "41.2 and 39.1").
+_NOT_COUNTED = frozenset("on in at for of and or to with by from the a an than over across while vs "
+                         "compared respectively".split())
+
+
+def counted_after(text: str, value: str) -> str:
+    """The word right after `value` in `text` when it names what the number counts, lower case."""
+    at = text.find(value)
+    words = text[at + len(value):].split()[:1] if at >= 0 and value else []
+    word = words[0].strip(".,;:()[]").lower() if words else ""
+    return word if word.isalpha() and word not in _NOT_COUNTED else ""
 
 
 def scale_after(text: str, value: str) -> str:
@@ -93,7 +108,10 @@ def same_measure(a: BranchFact, b: BranchFact) -> bool:
     """Two values of one type and form, with one scale or unit word (or none), said of one measure
     (a shared measure word)."""
     kind = value_kind(a.value)
-    return kind is not None and kind == value_kind(b.value) and a.scale == b.scale and bool(a.measure & b.measure)
+    # "100 languages" and "10 times larger" share "language" in their sentences, not what they count.
+    counts_apart = a.counted and b.counted and stem(a.counted) != stem(b.counted)
+    return kind is not None and kind == value_kind(b.value) and a.scale == b.scale \
+        and bool(a.measure & b.measure) and not counts_apart
 
 
 def comparison(a: BranchFact, b: BranchFact, hops: tuple[int, int] = (0, 1)) -> dict | None:
@@ -200,7 +218,8 @@ class ForkSteps:
             counts[e] = counts.get(e, 0) + 1
         return [BranchFact(chunk, e, view.entity_name.get(e, e), view.entity_name.get(v, ""),
                            measure_words(text, view.entity_name.get(e, "")),
-                           scale_after(text, view.entity_name.get(v, "")))
+                           scale_after(text, view.entity_name.get(v, "")),
+                           counted_after(text, view.entity_name.get(v, "")))
                 for e, v, text in ties if counts[e] == 1 and is_tied_value(text, view.entity_name.get(v, ""))]
 
     def image_facts(self) -> dict[str, list[BranchFact]]:
@@ -338,5 +357,5 @@ def caption_facts(walker, image: str) -> list[BranchFact]:
         measure = window[:at].split() + window[at:].split()[:MEASURE_WORDS_AFTER]
         name = caption[start:end]
         out.append(BranchFact(image, e, name, values[0], measure_words(" ".join(measure), name),
-                              scale_after(window, values[0])))
+                              scale_after(window, values[0]), counted_after(window, values[0])))
     return out

@@ -13,9 +13,12 @@ import re
 from builders.chains.fact_words import title_names
 
 # A sentence presenting its subject as the authors' own ("we propose X", "this paper introduces X",
-# "our framework"): the question then asks about "the method the paper proposes".
-_AUTHORS_OWN = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:\w+\s+){0,2}?(?:propose|introduce|present)s?\b"
-                          r"|\bour (?:proposed |new |novel )?(?:method|approach|model|framework|paradigm|system)\b",
+# "we have implemented ... to create CODE-QWEN-CHAT", "our framework"): the question then asks about
+# "the method the paper proposes" or "the model the report's authors created".
+_AUTHORS_OWN = re.compile(r"\b(?:we|this (?:paper|work|study|report))\b[^.;]{0,140}?"
+                          r"\b(?:propos|introduc|present(?!\w*\s+(?:the\s+)?(?:results|experiments))|develop|buil[dt]"
+                          r"|creat|design|releas)\w*"
+                          r"|\bour (?:proposed |new |novel )?(?:method|approach|models?|framework|paradigm|system)\b",
                           re.IGNORECASE)
 
 

@@ -229,3 +229,13 @@ def test_without_vision_an_image_is_read_through_its_caption_only(view):
     read_figures(view, frozenset({"body"}), ordinary_word, vision=False)
     assert view.nodes["i1"].text == long_caption
     assert "i2" not in view.mentions and "i2" not in view.mentioned_by[ARV]
+
+
+def test_sentences_that_present_the_authors_own_work():
+    from builders.chains.source_guess import presented_as_own
+
+    assert presented_as_own("We have implemented continued pretraining on code data for CODE-QWEN and then "
+                            "applied supervised finetuning to create CODE-QWEN-CHAT.")  # q13
+    assert presented_as_own("In this paper we present SPECTER, a method.")
+    assert not presented_as_own("We presented results of BART and PEGASUS.")
+    assert not presented_as_own("QWEN performs slightly behind GPT-4 in the agent evaluation.")

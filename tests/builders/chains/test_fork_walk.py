@@ -255,3 +255,18 @@ def test_only_a_fork_that_computes_nothing_is_dropped_for_sharing_only_a_place()
                                                         Hop("c", "Chunk", "uganda", "entity")], [(0, 2), (1, 2)],
                        meta={"fork": fork})
     assert fork_bridge(view, strict) == ""
+
+
+def test_two_numbers_that_count_different_things_are_no_fork():
+    """q13: "XLM-R, which supports 100 languages" and "GPT-3, a massive language model 10 times larger
+    than T5" share the word "language" but count languages and times: no comparison between them."""
+    from builders.chains.fork_walk import BranchFact, counted_after, same_measure
+
+    langs = BranchFact("c1", "xlm", "XLM-R", "100", frozenset({"languag", "support"}), "",
+                       counted_after("XLM-R, which supports 100 languages", "100"))
+    times = BranchFact("c2", "gpt3", "GPT-3", "10", frozenset({"languag", "massive"}), "",
+                       counted_after("GPT-3, a massive language model that is 10 times larger", "10"))
+    scored = BranchFact("c3", "t5", "T5", "61", frozenset({"languag"}), "", counted_after("T5 reaches 61 on it", "61"))
+    assert (langs.counted, times.counted, scored.counted) == ("languages", "times", "")
+    assert not same_measure(langs, times)
+    assert same_measure(langs, scored)  # "61 on ..." says nothing of what it counts: the measure words decide
