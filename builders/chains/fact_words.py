@@ -80,8 +80,11 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
                           and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
     avoid = later | set().union(*named) if named else later
-    own = [w for w in words if _stem(w) not in avoid]
-    shared = [w for w in words if _stem(w) in avoid]
+    # A word that is part of a candidate's name ("code-qwen" of "CODE-QWEN-CHAT") spells the bridge out.
+    spelled_in = " ".join(n.lower() for n in candidates if n)
+    inside = {w for w in words if len(w) >= 4 and w.strip("-") in spelled_in}
+    own = [w for w in words if _stem(w) not in avoid and w not in inside]
+    shared = [w for w in words if _stem(w) in avoid or w in inside]
     spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}
     telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared}
                            if zipf(spelled[t]) < DESCRIBES_NOTHING_ZIPF)  # "first", "model": no form

@@ -44,3 +44,13 @@ def test_a_title_names_the_thing_its_first_word_names():
     assert not title_names("", titles) and not title_names("a b", {"A b"})  # too short to name anything
     spelled = {"Beyond Examples: High-level Automated Reasoning Paradigm in In-Context Learning via MCTS"}
     assert title_names("HiAR-ICL", spelled) and not title_names("CoT+SC", spelled)  # capitals spelled out
+
+
+def test_a_word_that_is_part_of_the_bridges_name_describes_nothing():
+    """q13: "describe_bridge_with" offered "code-qwen" for CODE-QWEN-CHAT; the question then spelled the
+    bridge out. A fact word inside a candidate's name goes to the words to avoid."""
+    from builders.chains.fact_words import fact_words
+
+    own, avoid = fact_words("We implemented continued pretraining on code data for CODE-QWEN and then applied "
+                            "supervised finetuning to create", set(), ["CODE-QWEN-CHAT", "GPT-4"])
+    assert "code-qwen" in avoid and "code-qwen" not in own and "finetuning" in own
