@@ -38,8 +38,22 @@ def title_names(name: str, titles) -> bool:
     words = {w.casefold() for title in titles for w in re.split(r"[^\w.]+", title.replace("-", " ")) if w}
     # Only a name's first word: "Learning rate" or "Scaling laws" share an everyday word with a title,
     # not its subject ("Granite-8B-Code-Base" is a name by its digits, "Kimi" by its rarity).
-    named = zipf(first) < TITLE_NAME_ZIPF or any(c.isdigit() for c in name)
-    return (len(first) >= 3 and named and first in words) or any(_spells_out(name, title) for title in titles)
+    named = zipf(first) <= TITLE_NAME_ZIPF or any(c.isdigit() for c in name.split()[0])
+    acronym = _is_acronym(name) and any(_spells_out(name, title) for title in titles if not _all_capitals(title))
+    return (len(first) >= 3 and named and first in words) or acronym
+
+
+def _is_acronym(name: str) -> bool:
+    """One token, mostly capitals ("HiAR-ICL", "SPECTER"): a name that may spell out a title's words."""
+    letters = [c for c in name if c.isalpha()]
+    return len(name.split()) == 1 and len(letters) >= MIN_ACRONYM and \
+        sum(c.isupper() for c in letters) >= len(letters) / 2
+
+
+def _all_capitals(title: str) -> bool:
+    """A title set in capitals ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION") spells anything out."""
+    letters = [c for c in title if c.isalpha()]
+    return bool(letters) and sum(c.isupper() for c in letters) > 0.8 * len(letters)
 
 
 MIN_ACRONYM = 3

@@ -93,7 +93,7 @@ def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[
     beside: dict[int, dict[str, tuple[float, Line]]] = {}
     for i, fill in enumerate(fills):
         x0, y0, x1, y1 = fill.rect
-        if y1 - y0 > MAX_SWATCH_SIDE or x1 - x0 > MAX_SWATCH_WIDTH:
+        if y1 - y0 > MAX_SWATCH_SIDE or x1 - x0 > MAX_SWATCH_WIDTH or _short_bar(fill, fills):
             continue
         row = [ln for ln in labels if ln.y0 - 2 <= (y0 + y1) / 2 <= ln.y1 + 2]
         sides = {"right": [(ln.x0 - x1, ln) for ln in row if 0 <= ln.x0 - x1 <= SWATCH_GAP],
@@ -114,6 +114,21 @@ def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[
     for name in entries.values():
         counts[name] = counts.get(name, 0) + 1
     return {c: n for c, n in entries.items() if counts[n] == 1}, swatches
+
+
+def _short_bar(fill: Fill, fills: list[Fill]) -> bool:
+    """A small box that stands on one base with 2+ longer bars of its thickness (a short bar beside its
+    tick label, not a swatch): their left edges meet (horizontal bars) or their bottoms do (vertical)."""
+    x0, y0, x1, y1 = fill.rect
+
+    def alike(a: float, b: float) -> bool:
+        return 0.5 * b <= a <= 2 * b
+
+    left = sum(1 for f in fills if abs(f.rect[0] - x0) <= 1 and f.rect[2] - f.rect[0] > 1.5 * (x1 - x0)
+               and alike(f.rect[3] - f.rect[1], y1 - y0))
+    bottom = sum(1 for f in fills if abs(f.rect[3] - y1) <= 1 and f.rect[3] - f.rect[1] > 1.5 * (y1 - y0)
+                 and alike(f.rect[2] - f.rect[0], x1 - x0))
+    return left >= 2 or bottom >= 2
 
 
 def _legend_rows(beside: dict[int, dict], fills: list[Fill]) -> list[list[int]]:
@@ -282,7 +297,10 @@ def read_bars(lines: list[Line], fills: list[Fill],
     for k, shape in enumerate(shapes):
         for n in _value_at(shape, numbers, vertical):
             claimed.setdefault(id(n), []).append(k)
-    unit = _axis_unit(titles if titles is not None else [ln.text for ln in lines])
+    # An axis title is neither a series nor a group label ("MMLU (EM)" says no unit of the axis).
+    group_names = set(names.values())
+    unit = _axis_unit([t for t in (titles if titles is not None else [ln.text for ln in lines])
+                       if t not in colours.values() and not any(t in g for g in group_names)])
     out = []
     for bar in bars:
         mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed.get(id(n), ())) == 1]

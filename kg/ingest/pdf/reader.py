@@ -26,7 +26,7 @@ from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading
 from kg.ingest.pdf.order import reading_order, to_block
 from kg.ingest.pdf.tables import attach_table_captions
 from kg.ingest.pdf.title import heading_title, meaningful_metadata_title
-from kg.ingest.pdf.types import RawPage, rejoin_broken_words
+from kg.ingest.pdf.types import RawPage, rejoin_broken_words, words_broken_at_lines
 from kg.ingest.pdf.workers import collect_pages
 from kg.ingest.roles import assign_roles
 from kg.ingest.text import read_bytes
@@ -120,6 +120,7 @@ def assemble(
     seen_images: set[str] = set()
     skipped = 0
     levels = heading_sizes(pages, body_size)
+    broken = words_broken_at_lines([b for page in pages for b in page.blocks])
     for page in pages:
         attach_table_captions(page)
         figure_images, page_skipped = page_figures(
@@ -136,7 +137,7 @@ def assemble(
                 blocks.append(block)
         fill_nearby_text(figure_images, page)
     _carry_sections(blocks)
-    for block, text in zip(blocks, rejoin_broken_words([b.text for b in blocks])):
+    for block, text in zip(blocks, rejoin_broken_words([b.text for b in blocks], broken)):
         block.text = text
     assign_roles(blocks, front_matter=True)
 

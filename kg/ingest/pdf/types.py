@@ -92,18 +92,35 @@ class RawPage:
 _HYPHENATED = re.compile(r"\b([A-Za-z][A-Za-z0-9]*)-([A-Z][A-Za-z0-9]*)\b")
 
 
-def rejoin_broken_words(texts: list[str]) -> list[str]:
-    """A word TeX broke at a capital ("Sci-" / "BERT") is joined with its hyphen kept (join_lines): where
-    the document spells it without the hyphen more often than with it ("SciBERT" 12 times, "Sci-BERT"
-    once), the hyphen was the break's and goes; names written with one ("DeepSeek-R1") keep it."""
+def words_broken_at_lines(blocks: list["RawBlock"]) -> dict[str, int]:
+    """"A-B" words that join_lines formed at a line end before a capital ("Sci-" / "BERT"), counted."""
+    broken: dict[str, int] = {}
+    for block in blocks:
+        for line, after in zip(block.lines, block.lines[1:]):
+            end, start = line.text.strip(), after.text.strip()
+            if end.endswith("-") and start[:1].isupper() and end[-2:-1].isalnum():
+                word = f"{end.split()[-1]}{start.split()[0]}"
+                match = _HYPHENATED.search(word)
+                if match:
+                    broken[match.group(0)] = broken.get(match.group(0), 0) + 1
+    return broken
+
+
+def rejoin_broken_words(texts: list[str], broken: dict[str, int]) -> list[str]:
+    """A word TeX broke at a capital ("Sci-" / "BERT") is joined with its hyphen kept (join_lines). Where
+    every "Sci-BERT" of the document stands at such a break (`broken`) and the document spells the
+    word whole elsewhere ("SciBERT"), the hyphen was the break's and goes. A hyphen written mid-line
+    anywhere ("Arena-Hard", "DeepSeek-R1") keeps every one of them."""
     counts: dict[str, int] = {}
     for text in texts:
         for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", text):
             counts[word] = counts.get(word, 0) + 1
 
     def mend(match: re.Match) -> str:
+        word = match.group(0)
         joined = match.group(1) + match.group(2)
-        return joined if counts.get(joined, 0) > counts.get(match.group(0), 0) else match.group(0)
+        at_breaks_only = broken.get(word, 0) >= counts.get(word, 0)
+        return joined if word in broken and at_breaks_only and counts.get(joined, 0) else word
 
     return [_HYPHENATED.sub(mend, text) for text in texts]
 

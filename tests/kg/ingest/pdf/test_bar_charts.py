@@ -161,3 +161,21 @@ def test_a_rotated_axis_label_is_read_but_gives_no_position(tmp_path):
     positioned = [row[0] for row in json.loads(chart.visible_lines)]
     assert "Harbour traffic" in chart.visible_text and "Harbour traffic" not in positioned
     assert "Alpha" in positioned and chart.bar_values == ""
+
+
+def test_a_short_horizontal_bar_beside_its_tick_label_is_a_bar_not_a_swatch():
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    fills += [Fill((80, 50, 180, 58), BLUE), Fill((80, 60, 95, 68), ORANGE),  # Beta's MMLU bar: 15 points long
+              Fill((80, 100, 160, 108), BLUE), Fill((80, 110, 200, 118), ORANGE)]
+    lines += [Line("50.5", 183, 50, 200, 58), Line("3.0", 98, 60, 110, 68),
+              Line("40.2", 163, 100, 180, 108), Line("61.3", 203, 110, 220, 118),
+              Line("MMLU", 40, 55, 75, 63), Line("Precision", 30, 105, 75, 113)]
+    assert len(read_bars(lines, fills)) == 4
+
+
+def test_a_groups_parenthesis_is_no_unit_of_the_axis():
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    bars, labels = _two_groups()
+    labels = [Line("MMLU (EM)", 44, 204, 80, 212) if ln.text == "MMLU" else ln for ln in labels]
+    read = read_bars(lines + labels, fills + bars, [ln.text for ln in lines + labels] + ["Accuracy (%)"])
+    assert {t[3] for t in read} == {"%"} and ("Alpha", "MMLU (EM)", "81.0", "%") in read
