@@ -139,8 +139,10 @@ class ChainConstruction:
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
             facts.append(fact)
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
-            own, shared = fact_words(fact, self._later_words(cand, i),
-                                           [self.view.entity_name.get(incoming, ""), *siblings], self._title_words(cand))
+            # The answer's name is a candidate's too: a word of it ("layer" of LayerNorm, q14) gives it away.
+            answer = cand.table_cell.value if cand.table_cell else self.view.entity_name.get(cand.answer_entity, "")
+            own, shared = fact_words(fact, self._later_words(cand, i), [self.view.entity_name.get(incoming, ""),
+                                                                     *siblings, answer], self._title_words(cand))
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             if not c.reason:

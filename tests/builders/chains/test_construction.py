@@ -15,7 +15,6 @@ FLEET = [
            "ship on the eastern Baltic."),
     ("c8", "The Tallinn Sea Laboratory operates the Baltic Explorer, while the Helsinki Marine Institute operates "
            "the Aurora Research Vessel."),
-    ("c9", "In this register we introduce the Helsinki Marine Institute as the survey body of record."),
 ]
 EXTRA_ENTITIES = [("tallinn sea laboratory", "Tallinn Sea Laboratory", "ORG"),
                   ("riga coastal centre", "Riga Coastal Centre", "ORG"),
@@ -78,7 +77,11 @@ def test_a_later_hop_that_holds_only_the_bridge_answers_without_the_earlier_hop(
 def test_a_bridge_the_authors_present_as_their_own_is_refused(view):
     """"We introduce X": the question would ask about "the body the register introduces", which a reader
     picks out of its rivals without the hop."""
-    c = construction(view).check(serial(("c9", HMI), ("c8", ""), answer=ARV))
+    from dataclasses import replace
+
+    view.nodes["c1"] = replace(view.nodes["c1"], text="In this register we introduce the Helsinki Marine "
+                                                      "Institute, which Maria Kovacs founded.")
+    c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
     assert "authors' own" in c.reason
 
 

@@ -54,3 +54,13 @@ def test_a_word_that_is_part_of_the_bridges_name_describes_nothing():
     own, avoid = fact_words("We implemented continued pretraining on code data for CODE-QWEN and then applied "
                             "supervised finetuning to create", set(), ["CODE-QWEN-CHAT", "GPT-4"])
     assert "code-qwen" in avoid and "code-qwen" not in own and "finetuning" in own
+
+
+def test_a_word_of_the_answer_describes_nothing():
+    """q14: "layer" was offered to describe the "Normalization" row whose answer is LayerNorm; the question
+    then pointed straight at the answer. construction.py passes the answer among the candidates."""
+    from builders.chains.fact_words import fact_words
+
+    own, avoid = fact_words("Skywork-13B replaces the conventional layer normalization with the RMSNorm of "
+                            "Zhang and Sennrich", set(), ["Normalization", "Activation", "LayerNorm"])
+    assert "layer" in avoid and "layer" not in own and "rmsnorm" in own
