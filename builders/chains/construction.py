@@ -142,7 +142,7 @@ class ChainConstruction:
             # The answer's name is a candidate's too: a word of it ("layer" of LayerNorm, q14) gives it away.
             answer = cand.table_cell.value if cand.table_cell else self.view.entity_name.get(cand.answer_entity, "")
             own, shared = fact_words(fact, self._later_words(cand, i), [self.view.entity_name.get(incoming, ""),
-                                                                     *siblings, answer], self._title_words(cand))
+                                                                     *siblings], self._title_words(cand), answer)
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             if not c.reason:

@@ -81,7 +81,7 @@ def _spells_out(name: str, title: str) -> bool:
 
 
 def fact_words(fact: str, later: set[str], candidates: list[str],
-               titles: set[str] = frozenset()) -> tuple[list[str], list[str]]:
+               titles: set[str] = frozenset(), answer: str = "") -> tuple[list[str], list[str]]:
     """The fact's content words (and numbers) that no later hop's evidence holds, and those to
     avoid: held by a later hop (a reader finds the bridge there by them), or by the names of the
     bridge and its rivals (`candidates`: "the one not containing 'Creek'", "comparable to dot
@@ -94,8 +94,9 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
                           and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
     avoid = later | set().union(*named) if named else later
-    # A word that is part of a candidate's name ("code-qwen" of "CODE-QWEN-CHAT") spells the bridge out.
-    spelled_in = " ".join(n.lower() for n in candidates if n)
+    # A word that is part of a candidate's name ("code-qwen" of "CODE-QWEN-CHAT") spells the bridge out;
+    # one of the answer's ("layer" of LayerNorm) points at it.
+    spelled_in = " ".join(n.lower() for n in (*candidates, answer) if n)
     inside = {w for w in words if len(w) >= 4 and w.strip("-") in spelled_in}
     own = [w for w in words if _stem(w) not in avoid and w not in inside]
     shared = [w for w in words if _stem(w) in avoid or w in inside]

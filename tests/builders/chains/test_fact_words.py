@@ -58,9 +58,9 @@ def test_a_word_that_is_part_of_the_bridges_name_describes_nothing():
 
 def test_a_word_of_the_answer_describes_nothing():
     """q14: "layer" was offered to describe the "Normalization" row whose answer is LayerNorm; the question
-    then pointed straight at the answer. construction.py passes the answer among the candidates."""
+    then pointed straight at the answer. construction.py passes the answer's text."""
     from builders.chains.fact_words import fact_words
 
     own, avoid = fact_words("Skywork-13B replaces the conventional layer normalization with the RMSNorm of "
-                            "Zhang and Sennrich", set(), ["Normalization", "Activation", "LayerNorm"])
+                            "Zhang and Sennrich", set(), ["Normalization", "Activation"], answer="LayerNorm")
     assert "layer" in avoid and "layer" not in own and "rmsnorm" in own
