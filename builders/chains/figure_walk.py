@@ -29,35 +29,18 @@ kg/ingest/pdf/figures.py). Here:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.table_walk import TableWalk
 from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_by_axis, normal_label,
                                     value_is_number)
+from kg.ingest.pdf.bar_charts import Line as PrintedLine  # a printed line and its box: one definition
 from queries.corpus_view import CorpusView, EvidenceNode
 
 MIN_CAPTION_WORDS = 12  # a caption this long says what the figure shows
 MIN_FIGURE_ROWS = 2  # label -> value rows (or entity labels) for printed text to describe a figure
 MAX_LABEL_WORDS = 5
 ROW_BAND = 4.0  # points: two lines whose centres are this close in y stand on one row
-
-
-@dataclass(frozen=True)
-class PrintedLine:
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    @property
-    def cx(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-    @property
-    def cy(self) -> float:
-        return (self.y0 + self.y1) / 2
 
 
 def printed_lines(node: EvidenceNode) -> list[PrintedLine]:

@@ -199,6 +199,7 @@ class ForkSteps:
         self.figures = figures  # figure_walk.FigureIndex (printed label -> value rows), or None
         self._text: list[BranchFact] | None = None
         self._image: dict[str, list[BranchFact]] | None = None
+        self._labels: dict[str, set[str]] | None = None  # image -> entities its printed labels name
 
     # ---- facts ----------------------------------------------------------
     def text_facts(self) -> list[BranchFact]:
@@ -270,6 +271,15 @@ class ForkSteps:
             else self.chunk_facts(node_id)
         return any(f.entity == entity for f in facts)
 
+    def _label_entities(self, image: str) -> set[str]:
+        """The entities a figure's printed labels name (its rows), indexed once per walker."""
+        if self._labels is None:
+            self._labels = {}
+            for ent, rows in (self.figures.rows_of_entity.items() if self.figures else ()):
+                for img, _row in rows:
+                    self._labels.setdefault(img, set()).add(ent)
+        return self._labels.get(image, set())
+
     def _names(self, node_id: str, entity: str) -> bool:
         """Whether `node_id` names `entity` (or a name sharing its words) at all: it may tie a number to it
         or compare the two ("79.8% on AIME 2024, slightly surpassing OpenAI-o1-1217"), and answer alone."""
@@ -277,10 +287,8 @@ class ForkSteps:
         node = w.view.nodes[node_id]
         if node.label == "Image":  # what the figure prints, not the page text around it that ingest linked
             printed = f"{node.caption}\n{node.visible_text}"
-            labels = [e for e, rows in (self.figures.rows_of_entity.items() if self.figures else ())
-                      if any(image == node_id for image, _row in rows)]
             return find_surface([w.view.entity_name.get(entity, entity)], printed) is not None \
-                or any(e == entity or w.names_overlap(e, {entity}) for e in labels)
+                or any(e == entity or w.names_overlap(e, {entity}) for e in self._label_entities(node_id))
         return any(e == entity or w.names_overlap(e, {entity}) for e in w.view.mentions.get(node_id, ()))
 
     def parallel(self) -> Candidate | None:

@@ -248,8 +248,11 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
                                                    for ln in ordered if ln.upright])
         box = margins[index]
         fills = [f for f in page.fills if box.intersects(pymupdf.Rect(f.rect))]
-        bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills,
-                         [ln.text.strip() for ln in ordered])
+        try:
+            bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills,
+                             [ln.text.strip() for ln in ordered])
+        except (ValueError, KeyError, IndexError, ZeroDivisionError):
+            bars = []  # reading bars is an extra: a drawing it cannot make sense of costs no document
         figures[index].bar_values = json.dumps([list(b) for b in bars]) if bars else ""
 
 

@@ -45,11 +45,8 @@ def test_a_legend_drawn_apart_and_a_frame_around_the_caption_stay_the_figures(tm
 
 def test_vertical_bars_pair_colour_group_and_the_number_above_each():
     fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
-    fills += [Fill((50, 100, 60, 200), BLUE), Fill((62, 120, 72, 200), ORANGE),
-              Fill((150, 90, 160, 200), BLUE), Fill((162, 140, 172, 200), ORANGE)]
-    lines += [Line("81.0", 50, 90, 60, 98), Line("77.5", 62, 110, 72, 118),
-              Line("84.2", 150, 80, 160, 88), Line("60.1", 162, 130, 172, 138),
-              Line("MMLU", 48, 204, 74, 212), Line("GSM8K", 146, 204, 176, 212)]
+    bars, labels = _two_groups()
+    fills, lines = fills + bars, lines + labels
     assert read_bars(lines, fills) == [("Alpha", "MMLU", "81.0", ""), ("Beta", "MMLU", "77.5", ""),
                                        ("Alpha", "GSM8K", "84.2", ""), ("Beta", "GSM8K", "60.1", "")]
     in_percent = read_bars([*lines, Line("Accuracy (%)", 5, 100, 15, 180)], fills)
@@ -179,3 +176,17 @@ def test_a_groups_parenthesis_is_no_unit_of_the_axis():
     labels = [Line("MMLU (EM)", 44, 204, 80, 212) if ln.text == "MMLU" else ln for ln in labels]
     read = read_bars(lines + labels, fills + bars, [ln.text for ln in lines + labels] + ["Accuracy (%)"])
     assert {t[3] for t in read} == {"%"} and ("Alpha", "MMLU (EM)", "81.0", "%") in read
+
+
+def test_a_chart_the_reader_cannot_make_sense_of_costs_no_document(tmp_path, monkeypatch):
+    """Reading bars is an extra: if it fails on some drawing, the PDF is still read, the chart keeps its
+    printed text, and only its bar_values stay empty."""
+    import kg.ingest.pdf.figures as figures
+
+    def broken(*_args):
+        raise KeyError("a drawing the reader did not expect")
+
+    monkeypatch.setattr(figures, "read_bars", broken)
+    parsed = read_pdf(grouped_bar_chart_report(tmp_path / "grouped.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    assert chart.bar_values == "" and "Korvex" in chart.visible_text
