@@ -22,6 +22,8 @@ script, so the replies fit whatever the pipeline sends:
   (n_hops, question, evidence) -> set) makes the verifier report those hops as
   not needed;
 * merge_duplicates: keeps question A, answer A.
+* probe_answer: UNANSWERABLE (the probed hop is needed); with `probe_guesses`, the
+  answer this fake wrote for that question (the rewrite still does without the hop).
 
 The same request body always gets the same reply. `calls` counts requests per
 task (thread-safe; the server answers from several threads).
@@ -47,6 +49,7 @@ _TASK_MARKERS: tuple[tuple[str, str], ...] = (
     ("verbalize_chain", "You write multi-hop questions"),
     ("verify_chain", "strict reviewer of multi-hop questions"),
     ("merge_duplicates", "You merge two questions"),
+    ("probe_answer", "as a retrieval-augmented system would"),
     ("verbalize_chain", "Hops, in order:"),
     ("verify_chain", "Reference answer:"),
     ("merge_duplicates", "Question A:"),
@@ -137,8 +140,10 @@ class FakeLLM:
     """The responder: `server.responder = FakeLLM()`; see the module docstring."""
 
     def __init__(self, not_needed: NotNeeded | None = None, single_item_answers: bool = False,
-                 closed_book: bool = False) -> None:
+                 closed_book: bool = False, probe_guesses: bool = False) -> None:
         self.not_needed: NotNeeded = not_needed or set()
+        self.probe_guesses = probe_guesses
+        self.written: dict[str, str] = {}  # question -> the answer this fake wrote for it
         self.single_item_answers = single_item_answers
         self.closed_book = closed_book
         self.calls: Counter[str] = Counter()
@@ -237,7 +242,15 @@ class FakeLLM:
                     f"which name does the last source give?")
         if "Reviewer's verdict:" in text:  # a repair_chain request (same system prompt opening): a rewrite
             question += " (revised)"
+        with self._lock:
+            self.written[question] = final
         return {"hops": out, "question": question, "answer": final}
+
+    def _probe_answer(self, text: str) -> dict[str, Any]:
+        question = _between(text, "Question: ", "\n").strip()
+        with self._lock:
+            guess = self.written.get(question) if self.probe_guesses else None
+        return {"answer": guess or "UNANSWERABLE"}
 
     @staticmethod
     def _clue(evidence: str) -> str:

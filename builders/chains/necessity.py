@@ -28,9 +28,14 @@ class EmpiricalNecessity:
         return [self.right_with_all and not right for right in self.right_without]
 
 
+def is_right(answer: str, reference: str, threshold: float = 0.6) -> bool:
+    """An answer that gives the reference (token F1 at least `threshold`), not UNANSWERABLE."""
+    return answer_tokens(answer) != [UNANSWERABLE] and token_f1(answer, reference) >= threshold
+
+
 def judge(reference: str, with_all: str, without: list[str], threshold: float = 0.6) -> EmpiricalNecessity:
     """Judge the answers of one chain: [with all evidence] and [without hop i] for each hop."""
     def right(answer: str) -> bool:
-        return answer_tokens(answer) != [UNANSWERABLE] and token_f1(answer, reference) >= threshold
+        return is_right(answer, reference, threshold)
 
     return EmpiricalNecessity(with_all, right(with_all), list(without), [right(a) for a in without])

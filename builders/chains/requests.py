@@ -79,6 +79,15 @@ def answer_requests(view: CorpusView, draft: Draft, settings: Settings) -> list:
     return out
 
 
+def probe_requests(view: CorpusView, draft: Draft, hops: list[int], settings: Settings) -> list:
+    """A repaired chain's probe: the question answered once without each of `hops`' evidence."""
+    from kg.llm.client import LLMRequest
+
+    return [LLMRequest.for_task("probe_answer", "verifier", "verify", prompts_dir=settings.llm.prompts_dir,
+                                question=draft.question, evidence=evidence_payload(view, draft, skip=i))
+            for i in hops]
+
+
 def image_urls(view: CorpusView, cand: Candidate, settings: Settings) -> list[str] | None:
     """Image hops go to the model as pictures when a vision model is configured."""
     if not settings.llm.vision_model:

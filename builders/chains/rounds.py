@@ -14,8 +14,9 @@ import threading
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
-from builders.chains.necessity import EmpiricalNecessity, judge
-from builders.chains.requests import answer_requests, repair_request, verbalize_request, verify_request
+from builders.chains.necessity import EmpiricalNecessity, is_right, judge
+from builders.chains.requests import (answer_requests, probe_requests, repair_request, verbalize_request,
+                                      verify_request)
 from builders.chains.shrink import shrunk
 from builders.chains.statements import StatementIndex
 from builders.chains.verbalize import Draft, HopText, OfflineVerbalizer
@@ -224,7 +225,39 @@ async def _repaired(view: CorpusView, outcome: Outcome, settings: Settings, call
                     {**draft.prompt_versions, "repair_chain": res.prompt_version})
     again = await _verified(view, rewrite, settings, call, construction)
     again.repaired = True
+    if again.status == "accepted" and settings.verify.necessity != "empirical":
+        again = await _probed(view, again, probed_hops(outcome.verdict), settings, call)
     return again
+
+
+def probed_hops(first: ChainVerdict) -> list[int]:
+    """The hops a repair must have made needed: those the first verdict found unneeded (for a
+    shortcut, every hop before the last)."""
+    unneeded = [i for i, needed in enumerate(first.necessary) if not needed]
+    return unneeded or list(range(len(first.necessary) - 1))
+
+
+async def _probed(view: CorpusView, outcome: Outcome, hops: list[int], settings: Settings, call) -> Outcome:
+    """A verifier passed the writer's rewrite of a chain it had found a hop unneeded in: a reader
+    holding the other items answers it without that hop, one call per probed hop.
+
+    In strict runs the rewrites that passed had often only reworded the hop's clue ("the
+    approach the paper proposes" still picks the paper's own row of the table), and the model
+    called its pass of its own rewrite borderline. Answered right without the hop: rejected."""
+    draft, verdict = outcome.draft, outcome.verdict
+    replies = await asyncio.gather(*(call(r) for r in probe_requests(view, draft, hops, settings)))
+    failed = next((r for r in replies if not r.ok), None)
+    if failed is not None:
+        return Outcome(draft, None, "failed", f"probe call failed: {failed.error}", repaired=True)
+    draft.prompt_versions["probe_answer"] = replies[0].prompt_version
+    for hop, reply in zip(hops, replies):
+        verdict.reasons.append(f"probe without hop {hop}: {reply.value.answer!r}")
+        if is_right(reply.value.answer, draft.answer, settings.verify.answer_match):
+            verdict.necessary[hop] = False
+    if verdict.passed:
+        return outcome
+    return Outcome(draft, verdict, "rejected", f"{verdict.first_failure()}: the probe answered it without the hop",
+                   repaired=True)
 
 
 async def _verified(view: CorpusView, draft: Draft, settings: Settings, call, construction=None) -> Outcome:

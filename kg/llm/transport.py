@@ -21,6 +21,15 @@ from typing import Any
 import openai
 from pydantic import BaseModel
 
+# openai reads its errors' types off sys.modules["httpx"] (the legacy httpx) whenever that is
+# loaded. spaCy imports it on ingest's warm-up thread; a timeout that met it half-imported there
+# raised AttributeError ("partially initialized module 'httpx'") instead of counting toward the
+# breaker. Imported whole here, before any thread starts.
+try:
+    import httpx  # noqa: F401
+except ImportError:  # not installed: openai never looks for it
+    pass
+
 from kg.config import LLMConfig
 from kg.llm.accounting import Accounting
 from kg.llm.capabilities import EndpointProfile

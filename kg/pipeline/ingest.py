@@ -258,7 +258,7 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan,
         **{status: sum(r.status == status for r in reports)
            for status in ("ingested", "unchanged", "partial", "failed", "duplicate")},
         not_ingested=sum(r.status in ("pending", "not started") for r in reports),
-        endpoint_down=bool(ingestor.client is not None and ingestor.client.endpoint_down),
+        endpoint_down=_endpoint_down(ingestor.client),
         moved=len(changes.moved), replaced=len(changes.replaced), removed=len(changes.removed),
         stale_chains=changes.stale_chains)
     early_similar, topics = early or (0, None)
@@ -276,6 +276,11 @@ def link_corpus(ingestor: Ingestor, plan: IngestPlan,
         summary.domain, summary.persona = named["domain"], named["persona"]
     summary.embeddings_computed = ingestor.embedder.computed
     return summary
+
+
+def _endpoint_down(client: LLMClient | None) -> str:
+    """Why the run gave up on the LLM endpoint ("" when it did not)."""
+    return client.down_message() if client is not None and client.endpoint_down else ""
 
 
 def record_run(manifest: RunManifest, client: LLMClient | None, plan: IngestPlan, summary: IngestSummary,

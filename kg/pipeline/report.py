@@ -20,7 +20,7 @@ class IngestSummary:
     partial: int = 0  # written, some LLM calls failed
     failed: int = 0
     not_ingested: int = 0  # pending keypoints or not started: the run stopped
-    endpoint_down: bool = False
+    endpoint_down: str = ""  # why the LLM endpoint was given up on this run ("": it was not)
     similar_to: int = 0  # SIMILAR_TO edges made
     moved: int = 0
     replaced: int = 0
@@ -71,6 +71,8 @@ def print_report(console: Console, reports: list[DocReport], summary: IngestSumm
         + "".join(f", {n} {k}" for k, n in changes.items() if n)
         + "; "
         f"{summary.similar_to} SIMILAR_TO edges; {summary.topics or 0} topics", highlight=False)
+    if summary.endpoint_down:  # said once, whichever files were partial or not started when it went
+        console.print(f"stopped: {summary.endpoint_down}", highlight=False)
     if summary.not_ingested:
         console.print(f"{summary.not_ingested} files not ingested (listed above); work done is saved: "
                       f"re-run the same `hopgraph ingest` command to resume with them", highlight=False)

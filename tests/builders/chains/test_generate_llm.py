@@ -301,9 +301,16 @@ def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
     assert ok and all(c["repaired"] and c["question"].endswith("(revised)") for c in ok)
     assert report.repaired == len(ok)
     assert all("repair_chain" in json.loads(c["prompt_versions"]) for c in ok)
-    # Two calls for the draft, two for the repair, one for the domain: no shrinking was needed.
+    # Two calls for the draft, two for the repair, one probe of hop 0, one for the domain: no shrinking.
     calls = report.llm["total"]["calls"]
-    assert calls == len(reqs) and calls <= 4 * report.verbalized + 1
+    assert calls == len(reqs) and calls <= 5 * report.verbalized + 1
+    probes = [r for r in reqs if task_of(r.body) == "probe_answer"]
+    assert len(probes) == len(ok), "one probe per accepted repair: the hop its first verdict found unneeded"
+    from tests.fake_llm import user_text
+
+    for r in probes:  # the probe holds every item but hop 0's, and asks the rewritten question
+        text = user_text(r.body)
+        assert "[0]" not in text and "[1]" in text and "(revised)" in text
     for c in ok:  # the construction figures are on the Chain node
         figures = json.loads(c["construction"])
         assert {"siblings", "rivals", "last_rank", "reason"} <= set(figures) and figures["reason"] == ""
@@ -386,3 +393,25 @@ def test_a_dead_endpoint_writes_nothing_and_the_rerun_recovers(workdir, open_sto
         again = run_generate(RunContext.open(settings, store, console=Quiet()))
     assert not again.llm_unavailable
     assert sum(c["status"] == "accepted" for c in chains(store)) == 3
+
+
+def test_a_repair_answered_without_the_hop_it_reworded_is_rejected(workdir, open_store):
+    """The verifier passes the rewrite, but a reader holding the other items still gives the
+    answer without hop 0: the rewrite only reworded the clue, so the chain is not kept."""
+    from builders.chains.generate import run_generate
+
+    fake = FakeLLM(not_needed=lambda n, q, e: set() if q.endswith("(revised)") else {0}, probe_guesses=True)
+    with ScriptedLLMServer(responder=fake) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
+        settings.generate.types = ["text_chain"]
+        settings.generate.min_hops = settings.generate.max_hops = 2
+        store = open_store(settings.store.data_dir)
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
+        reqs = list(server.chat_requests)
+    got = chains(store)
+    probes = [r for r in reqs if task_of(r.body) == "probe_answer"]
+    assert got and probes, "no repair reached the probe; the test proves nothing"
+    assert not any(c["status"] == "accepted" for c in got)
+    probed = [c for c in got if "the probe answered it without the hop" in c["reject_reason"]]
+    assert len(probed) == len(probes) and all(c["reject_reason"].startswith("hop 0 not needed") for c in probed)
+    assert report.llm["total"]["calls"] == len(reqs)  # the probes are counted with every other call

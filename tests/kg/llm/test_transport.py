@@ -134,3 +134,16 @@ def test_max_calls_stops_before_sending(server):
     send(t)
     error = failure(t)
     assert error.reason == BUDGET_EXHAUSTED and t.exhausted and len(server.chat_requests) == 2
+
+
+def test_the_legacy_httpx_openai_reads_errors_off_is_whole_before_any_call():
+    """openai maps a timeout through sys.modules["httpx"] when it is loaded; spaCy imports it on
+    ingest's warm-up thread, and a timeout meeting it half-imported raised AttributeError instead
+    of counting toward the breaker (CI, 2026-11-25). The transport loads it whole first."""
+    import subprocess
+    import sys
+
+    probe = ("import sys; import kg.llm.transport; m = sys.modules.get('httpx'); "
+             "print('absent' if m is None else hasattr(m, 'TimeoutException') and hasattr(m, 'RequestError'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "True", out.stderr

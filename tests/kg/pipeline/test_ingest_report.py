@@ -27,3 +27,15 @@ def test_unresolved_references_are_counted_by_reason():
 def test_a_document_with_every_reference_resolved_prints_no_reasons():
     line = _printed(DocReport(path="paper.pdf", status="ingested", references_resolved=5))
     assert "5 resolved / 0 unresolved," in line
+
+
+def test_an_endpoint_given_up_on_is_named_even_when_every_file_was_written_partial():
+    # Every document's keypoint calls in flight when the breaker opened: all partial, none
+    # left unstarted, so no per-file line carries the cause; the summary must.
+    down = "the LLM endpoint http://127.0.0.1:9/v1 stopped answering (no answer for 4 s); re-run"
+    report = DocReport(path="a.txt", status="partial", llm_failures=1, reason="1 x endpoint down")
+    out = io.StringIO()
+    print_report(Console(file=out, width=400, color_system=None), [report],
+                 IngestSummary(files=1, partial=1, endpoint_down=down))
+    assert f"stopped: {down}" in out.getvalue()
+    assert "stopped answering" not in _printed(report)  # an endpoint that answered: no such line
