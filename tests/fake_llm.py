@@ -22,8 +22,8 @@ script, so the replies fit whatever the pipeline sends:
   (n_hops, question, evidence) -> set) makes the verifier report those hops as
   not needed;
 * merge_duplicates: keeps question A, answer A.
-* probe_answer: UNANSWERABLE (the probed hop is needed); with `probe_guesses`, the
-  answer this fake wrote for that question (the rewrite still does without the hop).
+* answer_from_evidence (the repair probe, empirical necessity): UNANSWERABLE (the removed
+  hop is needed); with `probe_guesses`, the answer this fake wrote for that question.
 
 The same request body always gets the same reply. `calls` counts requests per
 task (thread-safe; the server answers from several threads).
@@ -49,7 +49,7 @@ _TASK_MARKERS: tuple[tuple[str, str], ...] = (
     ("verbalize_chain", "You write multi-hop questions"),
     ("verify_chain", "strict reviewer of multi-hop questions"),
     ("merge_duplicates", "You merge two questions"),
-    ("probe_answer", "as a retrieval-augmented system would"),
+    ("answer_from_evidence", "strictly from the evidence"),
     ("verbalize_chain", "Hops, in order:"),
     ("verify_chain", "Reference answer:"),
     ("merge_duplicates", "Question A:"),
@@ -139,7 +139,7 @@ NotNeeded = set[int] | Callable[[int, str, str], set[int]]
 class FakeLLM:
     """The responder: `server.responder = FakeLLM()`; see the module docstring."""
 
-    def __init__(self, not_needed: NotNeeded | None = None, single_item_answers: bool = False,
+    def __init__(self, not_needed: NotNeeded | None = None, single_item_answers: bool | Callable[[str], bool] = False,
                  closed_book: bool = False, probe_guesses: bool = False) -> None:
         self.not_needed: NotNeeded = not_needed or set()
         self.probe_guesses = probe_guesses
@@ -246,7 +246,7 @@ class FakeLLM:
             self.written[question] = final
         return {"hops": out, "question": question, "answer": final}
 
-    def _probe_answer(self, text: str) -> dict[str, Any]:
+    def _answer_from_evidence(self, text: str) -> dict[str, Any]:
         question = _between(text, "Question: ", "\n").strip()
         with self._lock:
             guess = self.written.get(question) if self.probe_guesses else None
@@ -269,6 +269,8 @@ class FakeLLM:
         unneeded = self.not_needed(n, question, evidence) if callable(self.not_needed) else self.not_needed
         without = [i in unneeded for i in range(n)]
         reasons = ("; ".join(f"item {i} repeats what the other items say" for i in sorted(unneeded) if i < n))
-        return {"answerable_without": without, "single_item_answers": self.single_item_answers,
+        shortcut = self.single_item_answers
+        shortcut = shortcut(question) if callable(shortcut) else shortcut
+        return {"answerable_without": without, "single_item_answers": shortcut,
                 "faithful": True, "standalone": True, "closed_book_answerable": self.closed_book,
                 "reasons": reasons}

@@ -15,6 +15,11 @@ Rules (issue 12, items 1-2), applied by the walkers before a chain exists:
   chunks of any one larger document (the report's own subject, "HPC" in an
   HPC report, links everything and therefore nothing) and in at most
   `max_df_share` of the documents of a larger corpus (IDF cap).
+* A single-word name the corpus also writes in lower case, as a word of its prose,
+  is a common noun here ("Transformer" / "transformer layers", "RWY" / "rwy
+  ends", "Dataset", "Airspace"): no bridge. People's and places' names (found
+  lower case in e-mail addresses) and names with inner capitals ("ZeRO" is not
+  "zero", "LLaMA") are exempt.
 * A cross-document bridge needs the same thing on both sides: the entity is
   the same normalised name by construction; its type must agree too, so a
   bare common-word term ("Financial Data") never links two documents.
@@ -55,6 +60,10 @@ _REFERENCE_LINE = re.compile(r"^\s*(\[\d+\]|\d+\.\s+[A-Z][a-z]+,\s+[A-Z]\.)")
 # "how authors tend to view their 20Used to determine PDF page number".
 _FOOTNOTE_RUN_IN = re.compile(r"[a-z,]\s\d{1,3}[A-Z][a-z]+\s")
 _ADVERB = re.compile(r"(?:ically|nally|tively|ately|ously|fully|ently|antly|ingly|ssly)$")
+# A word as prose writes it: not inside a path, URL, e-mail or file name, nor the part of a
+# hyphenated id ("bert-base-uncased" is no use of "bert").
+_PROSE_WORD = re.compile(r"(?<![\w/.@-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w/@]|-\w|\.\w)")
+LOWERCASE_SHARE = 0.25  # lower-case uses per use of the name that make it a common noun (at least 2)
 _YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
 
 
@@ -140,6 +149,25 @@ class BridgeRules:
         # The IDF cap only bites on corpora large enough for a share to mean anything.
         self.max_df = max(3, math.ceil(max_df_share * self.n_docs)) if self.n_docs >= 20 else self.n_docs
         self._specific: dict[str, bool] = {}
+        self._prose_words: Counter | None = None
+        self._common: dict[str, bool] = {}
+
+    def common_noun_here(self, entity_id: str) -> bool:
+        """A single-word name this corpus also writes in lower case as a word of its prose, at
+        least twice and at least LOWERCASE_SHARE as often as the name itself: what it names is
+        a kind of thing here, not one thing (q15: "RWY" bridged an airport directory's "rwy
+        ends" to a NOTAM table's RWY row)."""
+        name = self.view.entity_name.get(entity_id, entity_id).strip()
+        if len(name.split()) != 1 or name == name.lower() or self.view.entity_label.get(entity_id) in \
+                _PLACE_OR_PERSON | {"NORP"}:
+            return False
+        if any(c.isupper() for c in name[1:]) and any(c.islower() for c in name):
+            return False  # ZeRO, LLaMA, PyTorch: the lower-case word is another word
+        if self._prose_words is None:
+            self._prose_words = Counter(w for c in self.view.chunk_ids
+                                        for w in _PROSE_WORD.findall(self.view.nodes[c].text or ""))
+        lower = self._prose_words[name.lower()]
+        return lower >= 2 and lower >= LOWERCASE_SHARE * self._prose_words[name]
 
     def specific(self, entity_id: str) -> bool:
         cached = self._specific.get(entity_id)
@@ -151,7 +179,13 @@ class BridgeRules:
 
     def can_bridge(self, entity_id: str) -> bool:
         return (self.specific(entity_id) and entity_id not in self.too_spread
-                and self.doc_frequency.get(entity_id, 0) <= self.max_df)
+                and self.doc_frequency.get(entity_id, 0) <= self.max_df and not self._common_noun(entity_id))
+
+    def _common_noun(self, entity_id: str) -> bool:
+        cached = self._common.get(entity_id)
+        if cached is None:
+            cached = self._common[entity_id] = self.common_noun_here(entity_id)
+        return cached
 
     def can_answer(self, entity_id: str) -> bool:
         return self.specific(entity_id)

@@ -192,10 +192,7 @@ class ChainConstruction:
 
     def rivals_of(self, node_id: str, ent: str, chain: set[str] = frozenset()) -> bool:
         """Whether `node_id` names another entity of `ent`'s kind in a relation (the walkers' lookahead)."""
-        name = self.view.entity_name.get(ent, "")
-        return any(e != ent and e not in chain and self.same_kind(ent, e) and self.statements.rules.specific(e)
-                   and not _nested(self.view.entity_name.get(e, e), name) and self.statements.partners(node_id, e)
-                   for e in self.view.mentions.get(node_id, ()))
+        return any(e not in chain and self.rival_here(node_id, ent, e) for e in self.view.mentions.get(node_id, ()))
 
     # ---- the measures -------------------------------------------------------
     def _identifying(self, cand: Candidate, i: int, bridges: list[str]) -> str:
@@ -255,9 +252,13 @@ class ChainConstruction:
             return sorted(self.view.entity_name.get(e, e) for e in listed if e not in chain
                           and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, "")))
         return sorted(self.view.entity_name.get(e, e) for e in self.view.mentions.get(hop.node_id, ())
-                      if e not in chain and self.same_kind(incoming, e) and self.statements.rules.specific(e)
-                      and not _nested(self.view.entity_name.get(e, e), self.view.entity_name.get(incoming, ""))
-                      and self.statements.partners(hop.node_id, e))
+                      if e not in chain and self.rival_here(hop.node_id, incoming, e))
+
+    def rival_here(self, node_id: str, ent: str, other: str) -> bool:
+        """`other` rivals `ent` here: of its kind, specific, in a relation, not part or alias of its name."""
+        return (other != ent and self.same_kind(ent, other) and self.statements.rules.specific(other)
+                and not _nested(self.view.entity_name.get(other, other), self.view.entity_name.get(ent, ""))
+                and bool(self.statements.partners(node_id, other)) and not self.statements.same_thing(node_id, ent, other))
 
     def _value_ties(self, node_id: str) -> dict[str, dict[str, frozenset[str]]]:
         """The numbers `node_id` lists beside its entities (values.value_ties; none without value entities)."""

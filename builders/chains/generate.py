@@ -269,7 +269,8 @@ def estimate_dry_run(run: GenerateRun, cands: list[Candidate]) -> None:
     run.client.run_many([verbalize_request(run.view, c, run.settings) for c in cands[:run.need]])
     acct = run.client.accounting.to_dict()
     extra = "; empirical necessity adds hops + 1 answer calls per chain" \
-        if run.settings.verify.necessity == "empirical" else ""
+        if run.settings.verify.necessity == "empirical" else \
+        "; a chain repaired adds a rewrite, its verification and a probe per hop found unneeded"
     run.console.print("generate --dry-run (verbalize estimate; verification adds about the same again"
                       f"{extra}): {json.dumps(acct['total'])}")
     run.report.llm = acct

@@ -65,27 +65,18 @@ def verify_request(view: CorpusView, draft: Draft, settings: Settings):
         answer=draft.answer, evidence=evidence_payload(view, draft), n_hops=len(draft.candidate.hops))
 
 
-def answer_requests(view: CorpusView, draft: Draft, settings: Settings) -> list:
-    """Empirical necessity: answer with all evidence, then with each hop's evidence removed."""
+def answer_requests(view: CorpusView, draft: Draft, settings: Settings, removed_hops: list | None = None) -> list:
+    """Empirical necessity: answer with all evidence, then with each hop's evidence removed (or
+    only without each of `removed_hops`: a repaired chain's probe)."""
     from kg.llm.client import LLMRequest
 
-    n = len(draft.candidate.hops)
     out = []
-    for removed in [None, *range(n)]:
+    for removed in ([None, *range(len(draft.candidate.hops))] if removed_hops is None else removed_hops):
         evidence = evidence_payload(view, draft, skip=removed)
         out.append(LLMRequest.for_task("answer_from_evidence", "verifier", "verify",
                                        prompts_dir=settings.llm.prompts_dir, question=draft.question,
                                        evidence=evidence))
     return out
-
-
-def probe_requests(view: CorpusView, draft: Draft, hops: list[int], settings: Settings) -> list:
-    """A repaired chain's probe: the question answered once without each of `hops`' evidence."""
-    from kg.llm.client import LLMRequest
-
-    return [LLMRequest.for_task("probe_answer", "verifier", "verify", prompts_dir=settings.llm.prompts_dir,
-                                question=draft.question, evidence=evidence_payload(view, draft, skip=i))
-            for i in hops]
 
 
 def image_urls(view: CorpusView, cand: Candidate, settings: Settings) -> list[str] | None:

@@ -15,8 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from builders.chains.necessity import EmpiricalNecessity, is_right, judge
-from builders.chains.requests import (answer_requests, probe_requests, repair_request, verbalize_request,
-                                      verify_request)
+from builders.chains.requests import answer_requests, repair_request, verbalize_request, verify_request
 from builders.chains.shrink import shrunk
 from builders.chains.statements import StatementIndex
 from builders.chains.verbalize import Draft, HopText, OfflineVerbalizer
@@ -231,28 +230,32 @@ async def _repaired(view: CorpusView, outcome: Outcome, settings: Settings, call
 
 
 def probed_hops(first: ChainVerdict) -> list[int]:
-    """The hops a repair must have made needed: those the first verdict found unneeded (for a
-    shortcut, every hop before the last)."""
+    """The hops a repair must have made needed: those the first verdict found unneeded; after a
+    shortcut verdict (one item answers alone, which one unsaid), every hop."""
     unneeded = [i for i, needed in enumerate(first.necessary) if not needed]
-    return unneeded or list(range(len(first.necessary) - 1))
+    return unneeded or list(range(len(first.necessary)))
 
 
 async def _probed(view: CorpusView, outcome: Outcome, hops: list[int], settings: Settings, call) -> Outcome:
-    """A verifier passed the writer's rewrite of a chain it had found a hop unneeded in: a reader
-    holding the other items answers it without that hop, one call per probed hop.
+    """A verifier passed the writer's rewrite of a chain it had found a hop unneeded in: the
+    rewrite is answered without each of those hops (answer_from_evidence, the empirical probe's
+    prompt and rule: one definition of a needed hop), one call per hop.
 
     In strict runs the rewrites that passed had often only reworded the hop's clue ("the
     approach the paper proposes" still picks the paper's own row of the table), and the model
-    called its pass of its own rewrite borderline. Answered right without the hop: rejected."""
+    called its pass of its own rewrite borderline. Answered right without a hop: rejected."""
     draft, verdict = outcome.draft, outcome.verdict
-    replies = await asyncio.gather(*(call(r) for r in probe_requests(view, draft, hops, settings)))
+    replies = await asyncio.gather(*(call(r) for r in answer_requests(view, draft, settings, hops)))
     failed = next((r for r in replies if not r.ok), None)
     if failed is not None:
         return Outcome(draft, None, "failed", f"probe call failed: {failed.error}", repaired=True)
-    draft.prompt_versions["probe_answer"] = replies[0].prompt_version
-    for hop, reply in zip(hops, replies):
-        verdict.reasons.append(f"probe without hop {hop}: {reply.value.answer!r}")
-        if is_right(reply.value.answer, draft.answer, settings.verify.answer_match):
+    draft.prompt_versions["answer_from_evidence"] = replies[0].prompt_version
+    answers = {hop: reply.value.answer for hop, reply in zip(hops, replies)}
+    figures = dict(draft.candidate.meta.get("construction") or {})
+    figures["repair_probe"] = {str(hop): answer for hop, answer in answers.items()}  # kept on the Chain
+    draft.candidate.meta["construction"] = figures
+    for hop, answer in answers.items():
+        if is_right(answer, draft.answer, settings.verify.answer_match):
             verdict.necessary[hop] = False
     if verdict.passed:
         return outcome

@@ -27,6 +27,11 @@ from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 
 MAX_RELATION_WORDS = 25
+# All between two names of one thing ("X was renamed the Y"); "X became the largest customer of Y" is two.
+_SAME_THING = re.compile(r"^\s*[,(]?\s*(?:(?:which|that|who)\s+)?(?:(?:was|were|is|are|has been|had been|later|then|"
+                         r"subsequently|now|also)\s+)*(?:renamed|re-named|became|becomes|known as|called|"
+                         r"referred to as|formerly|a\.k\.a\.|aka|i\.e\.,?)\s+(?:as\s+)?(?:the\s+|an?\s+)?$",
+                         re.IGNORECASE)
 FIRST_WORDS = (6, 40)
 
 @dataclass
@@ -213,6 +218,17 @@ class StatementIndex:
             return None
         text = text[:1].upper() + text[1:]
         return Statement(text, target, sentence.text[b[0]:b[1]], incoming, sentence.text[a[0]:a[1]])
+
+    def same_thing(self, node_id: str, a: str, b: str) -> bool:
+        """Whether a sentence of the node names a and b as one thing (a renaming, an alias): no rivals
+        (q15: the Aeronautics Branch's only "rival" was its own later name, Bureau of Air Commerce)."""
+        for sentence in self.sentences(node_id):
+            sa, sb = sentence.spans.get(a), sentence.spans.get(b)
+            if sa and sb:
+                first, second = sorted((sa, sb))
+                if _SAME_THING.match(sentence.text[first[1]:second[0]]):
+                    return True
+        return False
 
     def partners(self, node_id: str, incoming: str) -> list[str]:
         """Entities that stand in a relation with `incoming` in this node (sorted).

@@ -150,8 +150,7 @@ class VisualGrounding(TaskModel):
 
 # The schema of each packaged prompt (kg/prompts/<task>.md).
 class EvidenceAnswer(TaskModel):
-    """answer_from_evidence: the empirical hop-necessity probe (MC-Search's HAVE); probe_answer: a
-    repaired chain's probe without the hop its first verdict found unneeded."""
+    """answer_from_evidence: the empirical hop-necessity probe (MC-Search's HAVE)."""
 
     answer: str = Field(description="Short answer from the evidence only, or UNANSWERABLE.")
 
@@ -165,7 +164,6 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "verify_chain": ChainVerification,
     "repair_chain": VerbalizedChain,  # the writer's rewrite after a verifier's verdict: the same reply
     "answer_from_evidence": EvidenceAnswer,
-    "probe_answer": EvidenceAnswer,
     "merge_duplicates": MergedQuestion,
     "eval_read": ReaderAnswer,
     "eval_judge_answer": AnswerJudgement,

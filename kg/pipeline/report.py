@@ -71,7 +71,7 @@ def print_report(console: Console, reports: list[DocReport], summary: IngestSumm
         + "".join(f", {n} {k}" for k, n in changes.items() if n)
         + "; "
         f"{summary.similar_to} SIMILAR_TO edges; {summary.topics or 0} topics", highlight=False)
-    if summary.endpoint_down:  # said once, whichever files were partial or not started when it went
+    if summary.endpoint_down and not summary.not_ingested:  # else each file left over says it already
         console.print(f"stopped: {summary.endpoint_down}", highlight=False)
     if summary.not_ingested:
         console.print(f"{summary.not_ingested} files not ingested (listed above); work done is saved: "

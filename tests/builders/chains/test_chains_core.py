@@ -204,3 +204,41 @@ def test_generate_offline_on_the_synthetic_corpus(synthetic):
     # Resumable: a re-run with the same n adds nothing.
     again = run_generate(RunContext.open(settings, store, console=Quiet()))
     assert sum(again.accepted.values()) == 0
+
+
+def _view_of(texts: list[str], entities: dict[str, tuple[str, str]]):
+    """A corpus view of one document's chunks, each entity mentioned where its name is written."""
+    from queries.corpus_view import CorpusView, EvidenceNode
+
+    view = CorpusView()
+    for i, text in enumerate(texts):
+        view.nodes[f"c{i}"] = EvidenceNode(f"c{i}", "Chunk", "d1", text)
+    for ent, (name, label) in entities.items():
+        view.entity_name[ent], view.entity_label[ent] = name, label
+        for i, text in enumerate(texts):
+            if name in text:
+                view.mentions[f"c{i}"].add(ent)
+                view.mentioned_by[ent].add(f"c{i}")
+    return view
+
+
+def test_a_name_the_corpus_also_writes_as_a_common_noun_bridges_nothing():
+    """q15: an airport directory's "rwy ends" and a NOTAM table's RWY row were joined by "RWY"; a
+    question about "a certain kind of airport surface" is answered by knowing what runways are."""
+    from builders.chains.bridges import BridgeRules
+
+    view = _view_of([
+        "RWY 18-36 is lit at night. No line of sight between rwy ends. Rwy 15 has a berm.",
+        "The RWY keyword marks runway closures; both rwy ends are checked by the Tallinn Sea Laboratory.",
+        "The Transformer uses attention. Stacked transformer layers and one transformer block follow.",
+        "ZeRO shards optimizer states; zero padding and zero init are used. Jane Lee (jane.lee@example.org) wrote it; "
+        "see lee@example.org and lee@example.com.",
+        "The Tallinn Sea Laboratory runs the Baltic Explorer. The Transformer is trained on WMT.",
+    ], {"rwy": ("RWY", "ORG"), "transformer": ("Transformer", "PRODUCT"), "zero": ("ZeRO", "PRODUCT"),
+        "lee": ("Lee", "PERSON"), "tsl": ("Tallinn Sea Laboratory", "ORG")})
+    rules = BridgeRules(view)
+    assert not rules.can_bridge("rwy") and not rules.can_bridge("transformer")
+    assert rules.can_bridge("zero"), "inner capitals: the lower-case word is another word"
+    assert rules.can_bridge("lee"), "a person's name is written lower case in e-mail addresses"
+    assert rules.can_bridge("tsl")
+    assert rules.can_answer("transformer"), "only bridges are refused: a name may still be an answer"

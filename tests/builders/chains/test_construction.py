@@ -242,3 +242,18 @@ def test_sentences_that_present_the_authors_own_work():
     assert presented_as_own("In this paper we present SPECTER, a method.")
     assert not presented_as_own("We presented results of BART and PEGASUS.")
     assert not presented_as_own("QWEN performs slightly behind GPT-4 in the agent evaluation.")
+
+
+def test_the_bridges_own_other_name_is_no_rival(view):
+    """q15: the caption's only "rival" of the Aeronautics Branch was the Bureau of Air Commerce, its
+    own later name, so the last hop answered alone. A renaming or alias names one thing twice."""
+    from dataclasses import replace
+
+    view.nodes["c8"] = replace(view.nodes["c8"], text="The Helsinki Marine Institute was renamed the Tallinn "
+                                                      "Sea Laboratory, and it operates the Aurora Research Vessel.")
+    c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
+    assert c.siblings == [0] and "holds no rival" in c.reason
+    view.nodes["c8"] = replace(view.nodes["c8"], text="The Helsinki Marine Institute outbid the Tallinn Sea "
+                                                      "Laboratory, and it operates the Aurora Research Vessel.")
+    c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
+    assert c.siblings == [1], "two bodies in one relation are rivals"

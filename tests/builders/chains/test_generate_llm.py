@@ -304,7 +304,7 @@ def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
     # Two calls for the draft, two for the repair, one probe of hop 0, one for the domain: no shrinking.
     calls = report.llm["total"]["calls"]
     assert calls == len(reqs) and calls <= 5 * report.verbalized + 1
-    probes = [r for r in reqs if task_of(r.body) == "probe_answer"]
+    probes = [r for r in reqs if task_of(r.body) == "answer_from_evidence"]
     assert len(probes) == len(ok), "one probe per accepted repair: the hop its first verdict found unneeded"
     from tests.fake_llm import user_text
 
@@ -409,9 +409,53 @@ def test_a_repair_answered_without_the_hop_it_reworded_is_rejected(workdir, open
         report = run_generate(RunContext.open(settings, store, console=Quiet()))
         reqs = list(server.chat_requests)
     got = chains(store)
-    probes = [r for r in reqs if task_of(r.body) == "probe_answer"]
+    probes = [r for r in reqs if task_of(r.body) == "answer_from_evidence"]
     assert got and probes, "no repair reached the probe; the test proves nothing"
     assert not any(c["status"] == "accepted" for c in got)
     probed = [c for c in got if "the probe answered it without the hop" in c["reject_reason"]]
     assert len(probed) == len(probes) and all(c["reject_reason"].startswith("hop 0 not needed") for c in probed)
     assert report.llm["total"]["calls"] == len(reqs)  # the probes are counted with every other call
+
+
+def test_after_a_shortcut_verdict_a_repair_is_probed_without_each_hop(workdir, open_store):
+    """A shortcut verdict says one item answers alone, not which: the rewrite is answered once
+    without each hop, and kept only when every probe finds it unanswerable."""
+    from builders.chains.generate import run_generate
+    from tests.fake_llm import user_text
+
+    fake = FakeLLM(single_item_answers=lambda q: not q.endswith("(revised)"))
+    with ScriptedLLMServer(responder=fake) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
+        settings.generate.types = ["text_chain"]
+        settings.generate.min_hops = settings.generate.max_hops = 2
+        store = open_store(settings.store.data_dir)
+        run_generate(RunContext.open(settings, store, console=Quiet()))
+        reqs = list(server.chat_requests)
+    ok = [c for c in chains(store) if c["status"] == "accepted"]
+    assert ok and all(c["repaired"] for c in ok)
+    probes = [user_text(r.body) for r in reqs if task_of(r.body) == "answer_from_evidence"]
+    assert len(probes) == 2 * len(ok)
+    assert sum("[0]" not in t for t in probes) == sum("[1]" not in t for t in probes) == len(ok)
+    for c in ok:  # what each probe answered is kept with the chain's construction figures
+        assert json.loads(c["construction"])["repair_probe"] == {"0": "UNANSWERABLE", "1": "UNANSWERABLE"}
+
+
+def test_a_failed_probe_call_keeps_nothing_and_is_retried_next_run(workdir, open_store):
+    from builders.chains.generate import run_generate
+    from tests.llm_server import status
+
+    fake = FakeLLM(not_needed=lambda n, q, e: set() if q.endswith("(revised)") else {0})
+
+    def responder(body):
+        return status(400, "bad request") if task_of(body) == "answer_from_evidence" else fake(body)
+
+    with ScriptedLLMServer(responder=responder) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
+        settings.generate.types = ["text_chain"]
+        settings.generate.min_hops = settings.generate.max_hops = 2
+        store = open_store(settings.store.data_dir)
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
+        reqs = list(server.chat_requests)
+    assert any(task_of(r.body) == "answer_from_evidence" for r in reqs), "no repair reached the probe"
+    assert not any(c["status"] == "accepted" for c in chains(store)), "an unprobed repair was kept"
+    assert any("probe call failed" in reason for reason in report.llm_failed), report.llm_failed

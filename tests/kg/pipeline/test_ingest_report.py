@@ -39,3 +39,12 @@ def test_an_endpoint_given_up_on_is_named_even_when_every_file_was_written_parti
                  IngestSummary(files=1, partial=1, endpoint_down=down))
     assert f"stopped: {down}" in out.getvalue()
     assert "stopped answering" not in _printed(report)  # an endpoint that answered: no such line
+
+
+def test_an_endpoint_named_by_each_file_left_over_is_not_repeated_at_the_end():
+    down = "the LLM endpoint http://127.0.0.1:9/v1 stopped answering (no answer for 4 s); re-run"
+    left = DocReport(path="b.txt", status="pending", reason=f"stopped: {down}")
+    out = io.StringIO()
+    print_report(Console(file=out, width=400, color_system=None), [left],
+                 IngestSummary(files=1, not_ingested=1, endpoint_down=down))
+    assert out.getvalue().count("stopped answering") == 1, out.getvalue()
