@@ -164,7 +164,8 @@ class BridgeRules:
         if any(c.isupper() for c in name[1:]) and any(c.islower() for c in name):
             return False  # ZeRO, LLaMA, PyTorch: the lower-case word is another word
         if self._prose_words is None:
-            self._prose_words = Counter(w for c in self.view.chunk_ids
+            # Evidence prose only: a bibliography writes titles lower case ("... with bert and graph").
+            self._prose_words = Counter(w for c in self.view.chunk_ids if self.evidence_ok(c)
                                         for w in _PROSE_WORD.findall(self.view.nodes[c].text or ""))
         lower = self._prose_words[name.lower()]
         return lower >= 2 and lower >= LOWERCASE_SHARE * self._prose_words[name]

@@ -234,11 +234,17 @@ def test_a_name_the_corpus_also_writes_as_a_common_noun_bridges_nothing():
         "ZeRO shards optimizer states; zero padding and zero init are used. Jane Lee (jane.lee@example.org) wrote it; "
         "see lee@example.org and lee@example.com.",
         "The Tallinn Sea Laboratory runs the Baltic Explorer. The Transformer is trained on WMT.",
-    ], {"rwy": ("RWY", "ORG"), "transformer": ("Transformer", "PRODUCT"), "zero": ("ZeRO", "PRODUCT"),
+        "Meridian funds the Tallinn Sea Laboratory.",
+    ], {"meridian": ("Meridian", "ORG"), "rwy": ("RWY", "ORG"), "transformer": ("Transformer", "PRODUCT"), "zero": ("ZeRO", "PRODUCT"),
         "lee": ("Lee", "PERSON"), "tsl": ("Tallinn Sea Laboratory", "ORG")})
+    from queries.corpus_view import EvidenceNode
+
+    view.nodes["refs"] = EvidenceNode("refs", "Chunk", "d1", "Kovacs, M. 2019. Ship logs with meridian data. "
+                                      "In Proc. of meridian workshops on meridian lines.",
+                                      role="references")  # a bibliography lower-cases titles: not counted
     rules = BridgeRules(view)
     assert not rules.can_bridge("rwy") and not rules.can_bridge("transformer")
     assert rules.can_bridge("zero"), "inner capitals: the lower-case word is another word"
     assert rules.can_bridge("lee"), "a person's name is written lower case in e-mail addresses"
-    assert rules.can_bridge("tsl")
+    assert rules.can_bridge("tsl") and rules.can_bridge("meridian")
     assert rules.can_answer("transformer"), "only bridges are refused: a name may still be an answer"
