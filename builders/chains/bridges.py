@@ -16,8 +16,8 @@ Rules (issue 12, items 1-2), applied by the walkers before a chain exists:
   HPC report, links everything and therefore nothing) and in at most
   `max_df_share` of the documents of a larger corpus (IDF cap).
 * A single-word name the corpus also writes in lower case, as a word of its prose,
-  is a common noun here ("Transformer" / "transformer layers", "RWY" / "rwy
-  ends", "Dataset", "Airspace"): no bridge. People's and places' names (found
+  is a common noun here ("Transformer" / "transformer layers", "Dataset",
+  "Airspace"): no bridge. People's and places' names (found
   lower case in e-mail addresses) and names with inner capitals ("ZeRO" is not
   "zero", "LLaMA") are exempt.
 * A cross-document bridge needs the same thing on both sides: the entity is
@@ -155,8 +155,9 @@ class BridgeRules:
     def common_noun_here(self, entity_id: str) -> bool:
         """A single-word name this corpus also writes in lower case as a word of its prose, at
         least twice and at least LOWERCASE_SHARE as often as the name itself: what it names is
-        a kind of thing here, not one thing (q15: "RWY" bridged an airport directory's "rwy
-        ends" to a NOTAM table's RWY row)."""
+        a kind of thing here, not one thing (the issue's "Transformer" joining an LLM report to a
+        PDF toolkit's paper). q15's "RWY" (an abbreviation of "runway") is written lower case once
+        among 11 uses: not caught."""
         name = self.view.entity_name.get(entity_id, entity_id).strip()
         if len(name.split()) != 1 or name == name.lower() or self.view.entity_label.get(entity_id) in \
                 _PLACE_OR_PERSON | {"NORP"}:

@@ -223,8 +223,8 @@ def _view_of(texts: list[str], entities: dict[str, tuple[str, str]]):
 
 
 def test_a_name_the_corpus_also_writes_as_a_common_noun_bridges_nothing():
-    """q15: an airport directory's "rwy ends" and a NOTAM table's RWY row were joined by "RWY"; a
-    question about "a certain kind of airport surface" is answered by knowing what runways are."""
+    """A name the documents also use as an everyday noun ("transformer layers", "both rwy ends")
+    names a kind of thing, not one thing: a question about it is answered by knowing the kind."""
     from builders.chains.bridges import BridgeRules
 
     view = _view_of([
