@@ -257,3 +257,17 @@ def test_the_bridges_own_other_name_is_no_rival(view):
                                                       "Laboratory, and it operates the Aurora Research Vessel.")
     c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
     assert c.siblings == [1], "two bodies in one relation are rivals"
+
+
+def test_the_model_a_report_is_titled_after_is_guessed_among_its_own_variants():
+    """q16: "the model that leads the OpenCompass leaderboard" in the report titled "Orion-14B: ..."
+    is Orion-14B whatever the hop says, though Orion-14B-Exam shares the title's name."""
+    from builders.chains.source_guess import named_by_title
+
+    titles = {"Orion-14B: Open-source Multilingual Large Language Models"}
+    assert named_by_title("Orion-14B", ["GPT-4", "Yi-34B", "Orion-14B-Exam"], titles)
+    assert not named_by_title("Orion-14B-Exam", ["GPT-4", "Orion-14B"], titles)  # the title's model is a rival
+    assert not named_by_title("Yi-34B", ["GPT-4", "Orion-14B"], titles)
+    kimi = {"KIMI K1.5: SCALING REINFORCEMENT LEARNING WITH LLMS"}
+    assert not named_by_title("Kimi k1.5 short-CoT", ["Kimi k1.5 long-CoT", "GPT-4o"], kimi)  # two of its own
+    assert named_by_title("Kimi k1.5 long-CoT", ["OpenAI o1", "QwQ-32B"], kimi)
