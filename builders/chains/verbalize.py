@@ -198,7 +198,8 @@ _STOP_AFTER = frozenset("a an the and or of in on at to for by with from as is a
 
 def whole_phrase(view: CorpusView, entity_id: str, text: str) -> str:
     """The answer as the evidence writes it: the entity's surface, with a run-in capitalised word cut
-    ("Qwen2-72B-Instruct We") and a lowercase term that runs on completed ("cross-layer referencing")."""
+    ("Qwen2-72B-Instruct We"), a lowercase term that runs on completed ("cross-layer referencing")
+    and a hyphenated word it starts inside made whole ("zero-shot XEL framework QuEL")."""
     name = view.entity_name.get(entity_id, entity_id)
     surface = entity_surface(view, entity_id, text)
     if surface is None:
@@ -206,7 +207,13 @@ def whole_phrase(view: CorpusView, entity_id: str, text: str) -> str:
     words = surface.split()
     if len(words) > 1 and words[-1][:1].isupper() and words[-1].lower() in _STOP_AFTER | {"we", "i", "our"}:
         surface = " ".join(words[:-1])
-    end = text.find(surface) + len(surface)
+    start = text.find(surface)
+    # A name cut out of a hyphenated word ("shot XEL framework QuEL" of "zero-shot ...", q16): whole.
+    cut = re.search(r"(?<![\w-])(?:[A-Za-z0-9]+-)+$", text[:start]) if start > 0 else None
+    if cut:
+        surface = cut.group(0) + surface
+        start = cut.start()
+    end = start + len(surface)
     # Only a modifier cannot end a noun phrase ("cross-layer", "statistical"): "functions" can, so
     # "the STS and MCAS functions inoperative" keeps its name.
     modifier = bool(_MODIFIER_END.search(surface.split()[-1])) if surface.split() else False

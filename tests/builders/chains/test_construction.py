@@ -208,6 +208,9 @@ def test_target_answers_are_whole_phrases(view):
     view.entity_name["f"], view.entity_aliases["f"] = "STS and MCAS functions", []
     assert whole_phrase(view, "f", "a law that would render the STS and MCAS functions inoperative.") == \
         "STS and MCAS functions"
+    view.entity_name["x"], view.entity_aliases["x"] = "shot XEL framework QuEL", []  # spaCy's cut (q16)
+    assert whole_phrase(view, "x", "we suggest a simple yet efficient zero-shot XEL framework QuEL, that") == \
+        "zero-shot XEL framework QuEL"
 
 
 def test_markup_never_names_the_domain():
