@@ -111,9 +111,14 @@ def _has_code(word: str) -> bool:
     return any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
 
 
+# The words a document points at its own parts with ("Sec. 3", "Eq. 2", "Fig. 4"): spaCy may tag them ORG.
+REFERENCE_LABELS = frozenset("sec sect section fig figs figure eq eqs equation tab table app appendix ch chap "
+                             "chapter vol no alg algorithm def thm lemma ref refs".split())
+
+
 def _specific_word(word: str, label: str) -> bool:
     core = word.strip("()-,.'")
-    if not core or not any(c.isalpha() for c in core):
+    if not core or not any(c.isalpha() for c in core) or core.lower() in REFERENCE_LABELS:
         return False
     if _has_code(core) or (any(c.isupper() for c in core[1:]) and any(c.islower() for c in core)):
         return True  # Ki67, BRCA1, PyTorch, iSCSI

@@ -52,6 +52,7 @@ def test_specific_names_can_bridge(name, label):
     ("abs/2401.04088", "ORG"), ("Financial Data", "ORG"), ("Operating Procedures chapter", "TERM"),
     ("DollarsinMillions)|Pharmaceutical|MedTech", "ORG"), ("**$**", "MONEY"), ("DSKJLSW7X2PROD", "ORG"),
     ("node", "TERM"), ("Speciﬁcally", "ORG"), ("Speciﬁcally", "PERSON"), ("Additionally", "GPE"),
+    ("Sec", "ORG"), ("Eq.", "ORG"), ("Fig", "PRODUCT"),  # a document's pointers at its own parts (q16)
 ])
 def test_generic_or_broken_names_cannot_bridge(name, label):
     from builders.chains.bridges import specific_name
