@@ -71,6 +71,19 @@ def names_value(text: str, value: str) -> bool:
     return re.search(pattern, normal_text(text)) is not None
 
 
+_SCALE = re.compile(r"\bin\s+(thousands|millions|billions)\b", re.IGNORECASE)
+
+
+def table_scale(text: str) -> str:
+    """The scale a table states once for all its amounts ("(Dollars in Millions)": "millions"), read
+    from its caption and header, before the first data row; "" when none or more than one is stated
+    (a table whose columns differ in scale says so per column, and no single word fits a cell)."""
+    rows = [line for line in text.splitlines() if line.lstrip().startswith("|")]
+    head = text[: text.find(rows[2])] if len(rows) > 2 else text  # caption, header and separator rows
+    scales = {m.group(1).lower() for m in _SCALE.finditer(head)}
+    return scales.pop() if len(scales) == 1 else ""
+
+
 @dataclass(frozen=True)
 class TableCell:
     """The answer of a table hop: "what is the <column_label> of <row_label>?" -> value (+ unit)."""

@@ -21,7 +21,8 @@ from builders.chains.question_words import question_word
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_hints
 from builders.chains.statements import Statement, StatementIndex, evidence_window, find_surface, replace_once
-from builders.chains.tables import TableCell, cell_question, measured_by_axis, table_caption
+from builders.chains.tables import (TableCell, cell_question, measured_by_axis, table_caption, table_scale,
+                                    value_is_number)
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 
@@ -263,14 +264,21 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
             # like every other target_answer: the prompt and its replies expect one.
-            item["target_answer"] = (figure_target(cell) if node.label == "Image" else f'{cell.answer} (the table cell in row '
-                                     f'"{cell.row_label}", column "{cell.column_label}")')
+            item["target_answer"] = figure_target(cell) if node.label == "Image" else table_target(cell, node.text)
         elif i == len(cand.hops) - 1 and cand.answer_entity:
             # The walker picked an answer entity; candidates that differ only in
             # it must not collapse into one cached question.
             item["target_answer"] = whole_phrase(view, cand.answer_entity, node.text)
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=1)
+
+
+def table_target(cell, table_text: str) -> str:
+    """A table hop's target: the cell by its row and column, and the scale the table states for its
+    amounts ("$748" in a table "(Dollars in Millions)" is $748 million: the writer must not drop it)."""
+    scale = table_scale(table_text) if value_is_number(cell.value) else ""
+    where = f'the table cell in row "{cell.row_label}", column "{cell.column_label}"'
+    return f'{cell.answer} ({where}; the table states its amounts in {scale})' if scale else f'{cell.answer} ({where})'
 
 
 def figure_target(cell) -> str:

@@ -156,6 +156,35 @@ def test_the_llm_request_names_the_cell_by_row_and_column(view):
     assert last["target_answer"] == f'{cell.answer} (the table cell in row "Gulf of Riga", column "{cell.column_label}")'
 
 
+def test_the_target_carries_the_scale_the_table_states(view):
+    """q17: "$748" in a table "(Dollars in Millions)" is $748 million; the writer is told so."""
+    from builders.chains.verbalize import hops_payload
+
+    cand = next(c for c in _table_candidates(_walker(view)) if c.table_cell.table_id == "gulfs")
+    table = view.nodes[cand.hops[-1].node_id]
+    plain = json.loads(hops_payload(view, cand))[-1]["target_answer"]
+    original = table.text
+    try:
+        table.text = "Table 2: Gulfs of the region (areas in thousands)\n\n" + original
+        scaled = json.loads(hops_payload(view, cand))[-1]["target_answer"]
+        table.text = original.replace("| Gulf of Riga |", "| Gulf of Riga in millions |", 1)
+        in_a_row = json.loads(hops_payload(view, cand))[-1]["target_answer"]
+    finally:
+        table.text = original
+    assert "thousands" not in plain
+    assert scaled == plain[:-1] + "; the table states its amounts in thousands)"
+    assert "the table states" not in in_a_row  # a data row's words are no scale of the table
+
+
+def test_table_scale_is_one_scale_stated_before_the_rows():
+    from builders.chains.tables import table_scale
+
+    grid = "| Segment | 2023 |\n|---|---|\n| Pharmaceutical | $748 |"
+    assert table_scale("(Dollars in Millions)\n" + grid) == "millions"
+    assert table_scale(grid) == ""
+    assert table_scale("(In thousands, except per-share amounts in millions)\n" + grid) == ""
+
+
 def test_generate_writes_and_exports_the_cell(store, tmp_path):
     from builders.chains.generate import run_generate
     from builders.export import run_export
