@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
 from builders.chains.fact_words import fact_words, title_stems, word_stems
-from builders.chains.source_guess import named_by_title, presented_as_own
+from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word
@@ -97,6 +97,7 @@ class ChainConstruction:
         self.tables = tables  # the answerable rows and cells of every table (a table hop's rivals)
         self.figures = figures  # a strict run's figures read as tables of label -> value (figure_walk.py)
         self.min_answer_rivals = min_answer_rivals  # [generate] min_answer_rivals
+        self.source_guess = SourceGuess(view)
 
     def _cells_of(self, cell: TableCell) -> TableIndex | None:
         """The index a cell's rows and rivals come from: its figure's, or the tables'."""
@@ -132,7 +133,7 @@ class ChainConstruction:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
             if not c.reason:
-                c.reason = self._source_guess(cand, i, statement, self._other_rows(cand.table_cell)
+                c.reason = self.source_guess.reason(cand, i, statement, self._other_rows(cand.table_cell)
                                               if into_table else siblings)
             c.siblings.append(len(siblings))
             c.sibling_names.append(sorted(siblings)[:6])
@@ -326,15 +327,6 @@ class ChainConstruction:
         titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
         bridges = [self.view.entity_name.get(b, "") for b in cand.bridges if b]
         return title_stems(titles) - title_stems(bridges)
-
-    def _source_guess(self, cand: Candidate, i: int, statement: str, rivals: list[str]) -> str:
-        """Why hop i-1's bridge is guessed from the source without the hop (source_guess.py), or ""."""
-        if presented_as_own(statement):
-            return f"pre-check: hop {i - 1} identifies its bridge as the authors' own (the paper's method is guessed)"
-        titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
-        if named_by_title(self.view.entity_name.get(cand.hops[i - 1].bridge, ""), rivals, titles):
-            return f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title names"
-        return ""
 
     def _echo(self, fact: str, earlier_node: str, node: str) -> float:
         scores = self.index.scores(fact)

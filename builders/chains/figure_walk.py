@@ -34,6 +34,7 @@ from builders.chains.candidate import Candidate, Hop
 from builders.chains.table_walk import TableWalk
 from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_by_axis, normal_label,
                                     value_is_number)
+from builders.chains.verbalize import mentions_entity
 from kg.ingest.pdf.bar_charts import Line as PrintedLine  # a printed line and its box: one definition
 from queries.corpus_view import CorpusView, EvidenceNode
 
@@ -242,11 +243,26 @@ class FigureSteps:
         return None
 
 
+def figure_own_text(node: EvidenceNode, index: FigureIndex, vision: bool) -> str:
+    """What stands for a figure as hop evidence: what it carries itself, never the page around it
+    ("" when nothing may). Ingest's offline description is the caption plus nearby page text; a
+    hop built on that text asks about facts the image does not show ("Figure 1-4. Benoist airboat."
+    answered "Florida businessman" from the paragraph beside it, with the image attached)."""
+    if node.description_source == "vlm":
+        return node.text
+    if index.has_substance(node):
+        return figure_evidence(node)
+    if node.caption and (vision or len(node.caption.split()) >= MIN_CAPTION_WORDS):
+        return node.caption  # with vision the model sees the rest; without, a caption this long says it
+    return ""
+
+
 def read_figures(view: CorpusView, evidence_roles: frozenset[str], is_ordinary, vision: bool) -> FigureIndex:
     """A strict run's figures: labels named in prose become entities (tables.name_table_rows), each
-    figure mentions the entities its labels name, and a figure with printed text of substance gets
-    `figure_evidence` as its hop text. Without `vision`, images with neither that, a model's
-    description nor a MIN_CAPTION_WORDS caption are no evidence (their mentions are removed)."""
+    figure mentions the entities its labels name, and each figure's hop text is what it carries
+    itself (`figure_own_text`): a model's description, its caption and printed text. A figure
+    mentions only the entities that text names; one with no such text is no evidence (its
+    mentions and links are removed)."""
     from builders.chains.tables import name_table_rows
 
     index = FigureIndex(view)
@@ -254,16 +270,15 @@ def read_figures(view: CorpusView, evidence_roles: frozenset[str], is_ordinary, 
     index.reindex()  # the labels name_table_rows just made entities name rows too
     index.mention_labels()
     for node in [n for n in view.nodes.values() if n.label == "Image"]:
-        if index.has_substance(node):
-            node.text = figure_evidence(node)
-        elif vision or node.description_source == "vlm":
-            continue
-        elif len(node.caption.split()) >= MIN_CAPTION_WORDS:
-            node.text = node.caption
-        else:
-            for ent in view.mentions.pop(node.id, set()):
-                view.mentioned_by.get(ent, set()).discard(node.id)
+        node.text = figure_own_text(node, index, vision)
+        named = {e for e in view.mentions.get(node.id, set()) if node.text and mentions_entity(view, e, node.text)}
+        for ent in view.mentions.get(node.id, set()) - named:
+            view.mentioned_by.get(ent, set()).discard(node.id)
+        view.mentions[node.id] = named
+        if not node.text:
+            view.mentions.pop(node.id, None)
             for chunk in view.image_links.pop(node.id, set()):
                 view.image_links.get(chunk, set()).discard(node.id)
             index.drop(node.id)
     return index
+

@@ -11,15 +11,25 @@ from __future__ import annotations
 import re
 
 from builders.chains.fact_words import title_names
+from builders.chains.tables import normal_label
 
 # A sentence presenting its subject as the authors' own ("we propose X", "this paper introduces X",
 # "we have implemented ... to create CODE-QWEN-CHAT", "our framework"): the question then asks about
 # "the method the paper proposes" or "the model the report's authors created".
-_AUTHORS_OWN = re.compile(r"\b(?:we|this (?:paper|work|study|report))\b[^.;]{0,140}?"
-                          r"\b(?:propos|introduc|present(?!\w*\s+(?:the\s+)?(?:results|experiments))|develop|buil[dt]"
-                          r"|creat|design|releas)\w*"
-                          r"|\bour (?:proposed |new |novel )?(?:method|approach|models?|framework|paradigm|system)\b",
-                          re.IGNORECASE)
+_PRESENTING = (r"\b(?:we|this (?:paper|work|study|report))\b[^.;]{0,140}?"
+               r"\b(?:propos|introduc|present(?!\w*\s+(?:the\s+)?(?:results|experiments))|develop|buil[dt]"
+               r"|creat|design|releas)\w*")
+_AUTHORS_OWN = re.compile(_PRESENTING + r"|\bour (?:proposed |new |novel )?(?:method|approach|models?|framework"
+                          r"|paradigm|system)\b", re.IGNORECASE)
+_PRESENTED = re.compile(_PRESENTING, re.IGNORECASE)
+_ASIDE = re.compile(r"\([^()]{0,20}\)")
+_KINDS = r"(?:system|framework|method|model|approach|architecture|scheme|algorithm|technique|pipeline)s?"
+_NAMED_KIND = re.compile(r"\b" + _KINDS + r"\s*,\s*", re.IGNORECASE)  # "a new XEL system, QuEL"
+_KIND_WORD = re.compile(r"\S+\s+" + _KINDS + r"\b", re.IGNORECASE)  # "XEL system": a qualifier, no name
+# What the presenting verb is about ends at a clause break or at a word relating it to something
+# else ("we build upon LLaMA2", "we develop ... compared with GPT-3"): a name after it is no own work.
+_OBJECT_ENDS = re.compile(r"[,.;:]\s|\b(?:upon|on|with|from|using|over|than|to|against|by|for|following|like|"
+                          r"unlike|after|of|in)\b", re.IGNORECASE)
 
 
 def presented_as_own(statement: str) -> bool:
@@ -44,3 +54,69 @@ def _whole_in_title(name: str, titles: set[str]) -> bool:
     name = name.strip()
     whole = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", re.IGNORECASE)
     return bool(name) and any(whole.search(title) for title in titles)
+
+
+OWN_WINDOW = 60  # characters after "we propose" in which a name is the thing proposed
+
+
+def authors_own(view) -> dict[str, set[str]]:
+    """Per document, the entities its prose presents as the authors' own ("Driven by these
+    limitations, we propose and analyze (Sec. 4) QuEL CG, an improved ..."): named within
+    OWN_WINDOW characters after a presenting verb, before any clause break or preposition. Told the source, a
+    reader guesses "the approach the paper proposes" whichever hop the sentence is in (q16: the
+    caption said "existing approaches (excluding QuEL CG)" and the paper's own method answered)."""
+    from builders.chains.verbalize import mentions_entity
+
+    own: dict[str, set[str]] = {}
+    for node_id, node in view.nodes.items():
+        if node.label != "Chunk" or node.kind == "table" or node.role not in ("body", ""):
+            continue
+        for match in _PRESENTED.finditer(node.text):
+            after = node.text[match.end(): match.end() + OWN_WINDOW + 20]
+            # A short parenthesis is an aside ("we propose and analyze (Sec. 4) QuEL CG") or the name's
+            # short form ("Pattern-Exploiting Training (PET)"): read with and without it.
+            windows = [_object(after[:OWN_WINDOW]), _object(_ASIDE.sub(" ", after)[:OWN_WINDOW])]
+            named = {e for e in view.mentions.get(node_id, ()) if any(mentions_entity(view, e, w) for w in windows)}
+            own.setdefault(node.doc_id, set()).update(named)
+    return own
+
+
+def _object(window: str) -> str:
+    """The words right after a presenting verb, up to a clause break or a relating word; a name
+    that only qualifies a kind of thing ("a zero-shot XEL system, QuEL") is no object: the name
+    the kind is given after its comma is."""
+    named = _NAMED_KIND.search(window)
+    if named:
+        return _object(window[named.end():])
+    end = _OBJECT_ENDS.search(window)
+    return _KIND_WORD.sub(" ", window[: end.start()] if end else window)
+
+
+class SourceGuess:
+    """Why a candidate's hop i-1 bridge is guessed from the source without the hop, or "" (the rules
+    above; construction.ChainConstruction.check asks once per bridge)."""
+
+    def __init__(self, view):
+        self.view = view
+        self._own: dict[str, set[str]] | None = None  # authors_own, read on first use
+
+    def reason(self, cand, i: int, statement: str, rivals: list[str]) -> str:
+        if presented_as_own(statement):
+            return f"pre-check: hop {i - 1} identifies its bridge as the authors' own (the paper's method is guessed)"
+        if self._presented_elsewhere(cand, i, rivals):
+            return f"pre-check: hop {i - 1}'s bridge is what its document presents as the authors' own"
+        titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
+        if named_by_title(self.view.entity_name.get(cand.hops[i - 1].bridge, ""), rivals, titles):
+            return f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title names"
+        return ""
+
+    def _presented_elsewhere(self, cand, i: int, rivals: list[str]) -> bool:
+        """Hop i-1's bridge is the authors' own where one of the chain's documents says so and no
+        rival is: whatever the hop says of it, "the paper's approach" picks it out."""
+        if self._own is None:
+            self._own = authors_own(self.view)
+        own = set().union(*(self._own.get(self.view.nodes[h.node_id].doc_id, set()) for h in cand.hops))
+        if cand.hops[i - 1].bridge not in own:
+            return False
+        own_names = {normal_label(self.view.entity_name.get(e, "")) for e in own}
+        return not any(normal_label(r) in own_names for r in rivals)

@@ -52,14 +52,16 @@ def test_bench_ingests_offline_and_reports_the_llm_path(docs, tmp_path, monkeypa
                               "--json", str(tmp_path / "figures.json")])
         bodies = [r.body for r in server.chat_requests]
     tasks = Counter(task_of(b) for b in bodies)
-    # Ingest sent nothing (offline); generate named the domain once, then wrote and verified chains.
-    assert set(tasks) == {"domain_persona", "verbalize_chain", "verify_chain"}, tasks
+    # Ingest sent nothing (offline); generate named the domain once, then wrote and verified chains;
+    # each rewrite the verifier passed was probed without the hop its first verdict found unneeded.
+    assert set(tasks) == {"domain_persona", "verbalize_chain", "verify_chain", "answer_from_evidence"}, tasks
     assert tasks["domain_persona"] == 1
     repairs = sum("Reviewer's verdict:" in user_text(b) for b in bodies)
     assert figures["accepted"] >= 1 and figures["accepted_after_repair"] == figures["accepted"]
     # The FAA handbook page is a shared-corpus file: the figures say the run was not on unseen documents.
     assert any(line.startswith("manual_faa_amt_handbook_sample.pdf = ") for line in figures["known_documents"])
     assert repairs >= figures["accepted"]
+    assert tasks["answer_from_evidence"] >= figures["accepted"]  # every accepted repair was probed
     assert figures["llm_calls"] == len(bodies)
     assert figures["calls_per_accepted"] == round(len(bodies) / figures["accepted"], 2)
     assert figures["verbalized"] >= figures["accepted"]

@@ -85,6 +85,42 @@ def test_a_bridge_the_authors_present_as_their_own_is_refused(view):
     assert "authors' own" in c.reason
 
 
+def test_a_bridge_its_document_presents_as_the_authors_own_elsewhere_is_refused(view):
+    """q16: a caption identified "QuEL CG" ("existing approaches (excluding QuEL CG)") and the paper
+    says elsewhere "we propose and analyze (Sec. 4) QuEL CG": the paper's own method is guessed,
+    whichever hop says so. A rival the document also presents as its own leaves nothing to guess,
+    and a name that only qualifies the kind of thing proposed ("a Baltic Explorer system, X") is not it."""
+    from dataclasses import replace
+
+    candidate = serial(("c1", HMI), ("c8", ""), answer=ARV)
+    assert construction(view).check(candidate).reason == ""
+    view.nodes["c2"] = replace(view.nodes["c2"], text="In this survey we propose and describe (Sec. 2) the "
+                                                      "Helsinki Marine Institute, a model for ship registers.")
+    assert "presents as the authors' own" in construction(view).check(candidate).reason
+    view.nodes["c7"] = replace(view.nodes["c7"], text="We also introduce the Tallinn Sea Laboratory.")
+    assert construction(view).check(candidate).reason == ""  # a rival of the same standing
+
+
+def test_what_a_document_presents_as_the_authors_own():
+    from types import SimpleNamespace
+
+    from builders.chains.source_guess import authors_own
+    from queries.corpus_view import CorpusView, EvidenceNode
+
+    texts = {"p1": "Driven by these limitations, we propose and analyze (Sec. 4) QuEL CG, an improved method.",
+             "p2": "We present a simple yet effective zero-shot XEL system, QuEL, that uses QuEL CG.",
+             "p3": "We build upon LLaMA2 and compare with GPT-4.",
+             "p4": "We introduce Pattern-Exploiting Training (PET), a semi-supervised procedure."}
+    names = {"quel cg": "QuEL CG", "quel": "QuEL", "xel": "XEL", "llama2": "LLaMA2", "gpt-4": "GPT-4",
+             "pet": "PET", "pattern-exploiting training": "Pattern-Exploiting Training"}
+    view = CorpusView()
+    for cid, text in texts.items():
+        view.nodes[cid] = EvidenceNode(cid, "Chunk", "d", text)
+        view.mentions[cid] = {e for e, n in names.items() if n in text}
+    view.entity_name.update(names)
+    assert authors_own(SimpleNamespace(**vars(view))) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training"}}
+
+
 def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
     c = construction(view).check(serial(("c7", HMI), ("c8", ""), answer=ARV))
     assert c.rivals == [2] and "enumeration" in c.reason

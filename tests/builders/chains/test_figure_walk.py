@@ -98,6 +98,24 @@ def test_a_raster_figure_without_a_description_is_no_strict_hop(chart_view):
             assert cand is None or photo.id not in cand.node_ids
 
 
+def test_a_figure_hop_is_the_figure_never_the_page_around_it(chart_view):
+    """Ingest's offline description of the photo is its caption plus the page text beside it. With a
+    vision model a strict walker keeps the photo, but as its caption only: an entity only that page
+    text names is no longer the photo's, so no chain asks the image about it."""
+    from builders.chains.verbalize import mentions_entity
+
+    view, settings, store = chart_view
+    photo = _figure(view, "Figure 2")
+    offline = set(view.mentions.get(photo.id, ()))
+    beside = {e for e in offline if not mentions_entity(view, e, photo.caption)}
+    assert photo.text != photo.caption and beside, (photo.text, offline)
+    settings.llm.vision_model = "a-vision-model"
+    _strict_walker(view, settings, store, seed=2)
+    assert photo.text == photo.caption
+    assert not beside & view.mentions.get(photo.id, set())
+    assert all(photo.id not in view.mentioned_by.get(e, ()) for e in beside)
+
+
 def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
     """Data labels above bars or beside them pair with their label; a label with two numbers in its
     column (a grid or grouped bars), or a number two labels could claim, gives no row."""
