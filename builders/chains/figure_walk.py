@@ -250,8 +250,8 @@ def figure_own_text(node: EvidenceNode, index: FigureIndex, vision: bool) -> str
     answered "Florida businessman" from the paragraph beside it, with the image attached)."""
     if node.description_source == "vlm":
         return node.text
-    if index.has_substance(node):
-        return figure_evidence(node)
+    if index.has_substance(node) or (vision and node.caption and node.visible_text):
+        return figure_evidence(node)  # with vision, printed labels are what the model sees in it too
     if node.caption and (vision or len(node.caption.split()) >= MIN_CAPTION_WORDS):
         return node.caption  # with vision the model sees the rest; without, a caption this long says it
     return ""
@@ -271,14 +271,14 @@ def read_figures(view: CorpusView, evidence_roles: frozenset[str], is_ordinary, 
     index.mention_labels()
     for node in [n for n in view.nodes.values() if n.label == "Image"]:
         node.text = figure_own_text(node, index, vision)
-        named = {e for e in view.mentions.get(node.id, set()) if node.text and mentions_entity(view, e, node.text)}
-        for ent in view.mentions.get(node.id, set()) - named:
+        mentioned = view.mentions.pop(node.id, set())
+        named = {e for e in mentioned if node.text and mentions_entity(view, e, node.text)}
+        for ent in mentioned - named:
             view.mentioned_by.get(ent, set()).discard(node.id)
-        view.mentions[node.id] = named
-        if not node.text:
-            view.mentions.pop(node.id, None)
+        if node.text:
+            view.mentions[node.id] = named
+        else:
             for chunk in view.image_links.pop(node.id, set()):
                 view.image_links.get(chunk, set()).discard(node.id)
             index.drop(node.id)
     return index
-

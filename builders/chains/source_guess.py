@@ -12,6 +12,7 @@ import re
 
 from builders.chains.fact_words import title_names
 from builders.chains.tables import normal_label
+from builders.chains.verbalize import mentions_entity
 
 # A sentence presenting its subject as the authors' own ("we propose X", "this paper introduces X",
 # "we have implemented ... to create CODE-QWEN-CHAT", "our framework"): the question then asks about
@@ -65,8 +66,6 @@ def authors_own(view) -> dict[str, set[str]]:
     OWN_WINDOW characters after a presenting verb, before any clause break or preposition. Told the source, a
     reader guesses "the approach the paper proposes" whichever hop the sentence is in (q16: the
     caption said "existing approaches (excluding QuEL CG)" and the paper's own method answered)."""
-    from builders.chains.verbalize import mentions_entity
-
     own: dict[str, set[str]] = {}
     for node_id, node in view.nodes.items():
         if node.label != "Chunk" or node.kind == "table" or node.role not in ("body", ""):
