@@ -45,7 +45,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import fact_words, title_stems, word_stems
+from builders.chains.fact_words import fact_words, picking_words, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
@@ -142,7 +142,7 @@ class ChainConstruction:
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
             # The answer's name is a candidate's too: a word of it ("layer" of LayerNorm, q14) gives it away.
             answer = cand.table_cell.value if cand.table_cell else self.view.entity_name.get(cand.answer_entity, "")
-            own, shared = fact_words(fact, self._later_words(cand, i), [self.view.entity_name.get(incoming, ""),
+            own, shared = fact_words(fact, self._later_words(cand, i, siblings), [self.view.entity_name.get(incoming, ""),
                                                                      *siblings], self._title_words(cand), answer)
             c.describe_by.append(own)
             c.avoid_words.append(shared)
@@ -306,19 +306,25 @@ class ChainConstruction:
                 out.add(other)
         return sorted(out)
 
-    def _later_words(self, cand: Candidate, i: int) -> set[str]:
+    def _later_words(self, cand: Candidate, i: int, siblings: list[str]) -> set[str]:
         """Stems of the words hops i.. hold by which a reader could find hop i-1's bridge without it. A
         table's last hop: only the bridge's own row (its label and cells); the caption, the headers and
-        the other rows are shared by every row or point at another one, so they find no bridge."""
-        words = []
+        the other rows are shared by every row or point at another one, so they find no bridge. A last
+        hop in prose that states the relation for the bridge's rivals (`siblings`) too: only its words
+        that pick the bridge out among them (fact_words.picking_words)."""
+        words, stems = [], set()
         for k, h in enumerate(cand.hops[i:], start=i):
             cell = cand.table_cell if k == len(cand.hops) - 1 else None
             cells = self._cells_of(cell).cells.get((cell.table_id, cell.row), []) if cell is not None else None
+            picking = picking_words(self.view.nodes[h.node_id].text, self.names(cand.hops[i - 1].bridge), siblings) \
+                if k == i == len(cand.hops) - 1 and cell is None else None
             if cells:
                 words += [cell.row_label, *(c.value for c in cells)]
+            elif picking is not None:
+                stems |= picking
             else:
                 words.append(self.view.nodes[h.node_id].text)
-        return {stem for text in words for stem in word_stems(text)}
+        return stems | {stem for text in words for stem in word_stems(text)}
 
     def _title_words(self, cand: Candidate) -> set[str]:
         """Stems of the chain's document titles: the question names its source by them, so they are

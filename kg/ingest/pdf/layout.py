@@ -8,6 +8,7 @@ import pymupdf
 
 from kg.enrich.references import caption_label
 from kg.ingest.pdf.table_cues import table_cue
+from kg.ingest.pdf.printed_table import spell_ligatures
 from kg.ingest.pdf.tables import find_tables, remove_text_in_tables
 from kg.ingest.pdf.types import Fill, Graphic, Line, RawBlock, RawPage
 
@@ -15,9 +16,10 @@ MIN_IMAGE_PT = 50  # displayed smaller than this (points) on a side: decorative
 
 
 def collect_page(page: pymupdf.Page) -> RawPage:
-    # Ligatures spelled out ("ﬁ" -> "fi"): a reader's "specifically" and a retriever's token are the
-    # letters, not the glyph pymupdf would otherwise keep; digits and signs are never touched.
-    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
+    # Ligatures are kept here and spelled out per line (_line): some publishers set a space after
+    # the glyph ("Preﬂ ight", "ﬁ rst": 135 times in an FAA handbook chapter), which only the glyph
+    # itself tells from a word break.
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES
     raw = page.get_text("dict", flags=flags)
     blocks: list[RawBlock] = []
     for raw_block in raw["blocks"]:
@@ -83,9 +85,24 @@ def _span_runs(spans: list[dict], gap: float = 15.0) -> list[list[dict]]:
     return runs
 
 
+# A space a publisher set after a ligature inside a word ("Preﬂ ight", "speciﬁ c"): fi, fl, ffi and ffl
+# end almost no English word, so a lower-case letter after the space continues the same word. Not
+# "ﬀ" ("oﬀ the", "staﬀ are" end words) nor "ﬅ"/"ﬆ".
+_LIGATURE_GAP = re.compile("([\ufb01-\ufb04]) (?=[a-z])")
+
+
+# TeX's registered and copyright marks come out as a letter and a combining circle ("z/OS R⃝Workload"):
+# the sign a reader sees, after its word.
+_REGISTERED = re.compile(r"\s?R\u20dd\s?")
+
+
+def _enclosed_marks(text: str) -> str:
+    return _REGISTERED.sub("\u00ae ", text).replace("C\u20dd", "\u00a9")
+
+
 def _line(spans: list[dict], raw_line: dict) -> Line:
     spans = drop_footnote_markers(spans)
-    text = "".join(s["text"] for s in spans).strip()
+    text = _enclosed_marks(spell_ligatures(_LIGATURE_GAP.sub(r"\1", "".join(s["text"] for s in spans)))).strip()
     visible = [s for s in spans if s["text"].strip()]
     if not visible:
         return Line("", tuple(raw_line["bbox"]), 0.0, False)

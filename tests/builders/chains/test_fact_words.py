@@ -64,3 +64,20 @@ def test_a_word_of_the_answer_describes_nothing():
     own, avoid = fact_words("Skywork-13B replaces the conventional layer normalization with the RMSNorm of "
                             "Zhang and Sennrich", set(), ["Normalization", "Activation"], answer="LayerNorm")
     assert "layer" in avoid and "layer" not in own and "rmsnorm" in own
+
+
+def test_words_every_rival_of_a_prose_last_hop_shares_are_no_way_to_find_the_bridge():
+    """q18: the last hop gives each system's precision and recall, so "precision" picks none of them out;
+    the words only the bridge's sentence has ("joint", "encoding") still do."""
+    from builders.chains.fact_words import picking_words
+
+    last = ("For English-German, WDict produces few OOVs (26.5% recall), but with high precision (60.6%). "
+            "The character bigram model C2-50k achieves a relatively low precision of 29.1%. "
+            "In contrast, the joint encoding of BPE-J90k improves both precision (38.6%) and recall (29.8%).")
+    picking = picking_words(last, ["BPE-J90k"], ["WDict", "C2-50k"])
+    assert {"joint", "encoding", "38.6"} <= picking
+    assert not {"precision", "recall"} & picking
+    assert picking_words(last, ["BPE-J90k"], []) is None  # no rivals: every word of the hop may find it
+    own, avoid = fact_words("On English-Russian, BPE-J90k improves precision to 21.9% and uses a joint vocabulary",
+                            picking, ["BPE-J90k", "WDict", "C2-50k"])
+    assert "precision" in own and "joint" in avoid

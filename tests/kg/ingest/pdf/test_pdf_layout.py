@@ -85,6 +85,24 @@ def test_ligatures_are_spelled_out_in_prose():
     assert "\ufb01" not in text and "Artificial" in text and "unified" in text
 
 
+def test_a_space_set_after_a_ligature_inside_a_word_is_no_word_break():
+    """An FAA handbook chapter (q18) prints "Preﬂ ight" and "ﬁ rst" 135 times: the glyph says the word
+    goes on. A space after a letter is still a word break. An IBM white paper's title read "z/OS
+    R⃝Workload Manager"."""
+    from kg.ingest.pdf.layout import _enclosed_marks, collect_page
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)  # a font with the glyphs
+    page.insert_text((72, 100), "Pre\ufb02 ight checks come \ufb01 rst, then the speci\ufb01 c ones.",
+                     fontname="F0", fontsize=11)
+    page.insert_text((72, 130), "Check the fl aps.", fontname="F0", fontsize=11)
+    text = [line.text for block in collect_page(page).blocks for line in block.lines]
+    assert text == ["Preflight checks come first, then the specific ones.", "Check the fl aps."]
+    # TeX's marks as pymupdf reads them: a letter and a combining circle (no test font has that glyph)
+    assert _enclosed_marks("z/OS R\u20ddWorkload Manager, C\u20dd 2008 IBM") == "z/OS\u00ae Workload Manager, \u00a9 2008 IBM"
+
+
 def test_a_word_broken_at_a_capital_is_mended_where_the_document_spells_it_whole():
     from kg.ingest.pdf.types import rejoin_broken_words
 
