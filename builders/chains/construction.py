@@ -49,7 +49,7 @@ from builders.chains.fact_words import fact_words, picking_words, title_stems, w
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
-from builders.chains.name_forms import head as _head, nested as _nested, ordinary_word
+from builders.chains.name_forms import head as _head, list_length, nested as _nested, ordinary_word
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableCell, TableIndex, label_forms
@@ -223,12 +223,12 @@ class ChainConstruction:
             _head(self.view.entity_name.get(other, other))
 
     def _rivals(self, node_id: str, ent: str, statement: str) -> int:
-        """Other specific entities of `ent`'s kind named in the identifying sentence."""
-        if not statement:
-            return 0
-        return sum(1 for e in self.view.mentions.get(node_id, ())
-                   if e != ent and self.same_kind(ent, e) and self.statements.rules.specific(e)
-                   and find_surface(self.names(e), statement) is not None)
+        """Other specific entities of `ent`'s kind named in the identifying sentence, or the other items
+        of a list it stands in there (name_forms.list_length), whichever are more."""
+        span = find_surface(self.names(ent), statement) if statement else None
+        listed = list_length(statement, statement[span[0]:span[1]]) - 1 if span else 0
+        return max(listed, sum(1 for e in self.view.mentions.get(node_id, ()) if e != ent and self.same_kind(ent, e)
+                               and self.statements.rules.specific(e) and find_surface(self.names(e), statement)))
 
     @staticmethod
     def _named_beside(labels: list[str], statement: str) -> int:

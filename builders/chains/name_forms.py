@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from builders.chains.bridges import zipf
 
 NAMES_NOTHING_ZIPF = 3.0  # a one-word row label this frequent in English is no name (construction.py)
@@ -30,3 +32,44 @@ def ordinary_word(name: str) -> bool:
 def stem(word: str) -> str:
     word = word.lower()
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+
+MAX_ITEM_WORDS = 5  # a list item is a short phrase; a longer stretch between commas is a clause
+_CLOSING = re.compile(r"^(?:and|or) |\s(?:and|or)\s")
+
+
+def list_length(sentence: str, surface: str) -> int:
+    """How many items the comma list has that `surface` is one item of (0: it is in none). "... may
+    exclude such items as intangible asset amortization expense, significant gains from
+    divestitures, ..., restructuring, litigation, and changes in applicable laws" lists six: a
+    question can only say which one by its position (q17), whatever NER tagged the others. A list
+    has 3+ short items and is closed by "and" or "or"; the item ends with the name, and a lead-in
+    before it ("such items as") makes it the list's first."""
+    parts = [p.strip() for p in sentence.split(", ")]
+    at = next((k for k, p in enumerate(parts) if surface in p), None)
+    if at is None:
+        return 0
+    lead, _, tail = parts[at].partition(surface)
+    count, closed = 1, False
+    if tail.strip().startswith(("and ", "or ")):  # "RoBERTa and XLNet": the list closes after the name
+        count, closed = 2, True
+    elif tail.strip(" .;:)"):
+        return 0  # the item goes on past the name ("BERT appeared, and ..."): a clause, not a list item
+    closing = re.fullmatch(r"(?:(.{1,60}?) )?(?:and|or) ", lead)  # "RoBERTa and XLNet": the last item
+    if closing:
+        count, closed = count + bool(closing.group(1)), True
+    k = at
+    while (closing or not lead.strip()) and k > 0 and len(parts[k - 1].split()) <= MAX_ITEM_WORDS:
+        k, count = k - 1, count + 1
+    k = at
+    while k + 1 < len(parts) and not closed:
+        nxt = parts[k + 1]
+        if nxt.startswith(("and ", "or ")):
+            count, closed = count + 1, True
+        elif len(nxt.split()) <= MAX_ITEM_WORDS:
+            count, closed = count + 1 + bool(_CLOSING.search(nxt)), bool(_CLOSING.search(nxt))
+        else:
+            break
+        k += 1
+    return count if count >= 3 and closed else 0

@@ -126,6 +126,34 @@ def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
     assert c.rivals == [2] and "enumeration" in c.reason
 
 
+def test_a_bridge_listed_among_items_no_entity_names_is_an_enumeration_too(view):
+    """q17: "such items as intangible asset amortization expense, significant gains from divestitures,
+    ..., and changes in applicable laws": the question could only say "the item that heads the list"."""
+    from dataclasses import replace
+
+    view.nodes["c1"] = replace(view.nodes["c1"], text="Its survey plans may name such bodies as the Helsinki "
+                               "Marine Institute, coastal field stations, harbour offices, and private owners.")
+    c = construction(view).check(serial(("c1", HMI), ("c8", ""), answer=ARV))
+    assert c.rivals == [3] and "enumeration" in c.reason
+
+
+def test_how_long_a_list_a_name_stands_in():
+    from builders.chains.name_forms import list_length
+
+    exclusions = ("In various periods, these measures may exclude such items as intangible asset amortization "
+                  "expense, significant gains from divestitures, significant costs associated with acquisitions, "
+                  "restructuring, litigation, and changes in applicable laws and regulations.")
+    assert list_length(exclusions, "intangible asset amortization expense") == 6
+    assert list_length("We compare BERT, RoBERTa and XLNet on GLUE.", "RoBERTa") == 3
+    assert list_length("We use BERT, RoBERTa, and XLNet.", "XLNet") == 3
+    # Commas between clauses make no list, nor does a name its item goes on past.
+    assert list_length("For English-Russian, unknown names can only rarely be copied, and usually need "
+                       "transliteration.", "English-Russian") == 0
+    assert list_length("In 2019, BERT appeared, and GPT followed.", "BERT") == 0
+    assert list_length("In 2019, the Tallinn Sea Laboratory, which Maria founded, launched a ship.",
+                       "Tallinn Sea Laboratory") == 0
+
+
 def test_circular_chains_and_answers_named_earlier_are_refused(view):
     check = construction(view).check
     assert "circular" in check(serial(("c1", HMI), ("c8", HMI), ("c2", ""), answer=ARV)).reason
