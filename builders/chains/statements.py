@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from builders.chains.bridges import BridgeRules, clean_text
+from builders.chains.tables import table_window
 from builders.chains.verbs import VerbFinder, cited_after
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
@@ -297,13 +298,12 @@ _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
 
 def evidence_window(text: str, max_chars: int = 1500, keep: list[str] | tuple[str, ...] = ()) -> str:
     """At most `max_chars` of whole sentences (never cut inside a word), around the one that names most of `keep` (the
-    incoming bridge, the outgoing bridge or answer; the earliest wins a tie).
-
-    Cutting at a character count ended items mid-word ("One promi") and, in
-    long chunks, cut off the very sentence that names the bridge."""
-    text = text or ""
-    if len(text) <= max_chars:
+    incoming bridge, the outgoing bridge or answer; the earliest wins a tie); a table by whole rows (table_window).
+    Cutting at a character count ended items mid-word ("One promi") and cut off the very sentence naming the bridge."""
+    if len(text := text or "") <= max_chars:
         return text
+    if (table := table_window(text, max_chars, keep)) is not None:
+        return table
     parts = split_sentences(text)
     if not parts:
         return text[:max_chars].rsplit(" ", 1)[0]
