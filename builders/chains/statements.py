@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from builders.chains.bridges import BridgeRules, clean_text
-from builders.chains.tables import table_window
 from builders.chains.verbs import VerbFinder, cited_after
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
@@ -294,35 +293,6 @@ _PANEL_LABEL = re.compile(r"^\(?[a-h]\)\s")  # "(c) Attention weights ...": a fi
 _LIST_ITEM = re.compile(r"\s*[\u2022\u25aa\u25cf\u25e6\u25a0\u25a1\u2023\u2043\u27a2\uf0b7]\s*|(?:^|\n)[ \t]*[-*\u2013][ \t]+")
 _PANEL_START = re.compile(r"(?<=[.;:])\s+(?=\(?[a-h]\)\s)")
 _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*$")
-
-
-def evidence_window(text: str, max_chars: int = 1500, keep: list[str] | tuple[str, ...] = ()) -> str:
-    """At most `max_chars` of whole sentences (never cut inside a word), around the one that names most of `keep` (the
-    incoming bridge, the outgoing bridge or answer; the earliest wins a tie); a table by whole rows (table_window).
-    Cutting at a character count ended items mid-word ("One promi") and cut off the very sentence naming the bridge."""
-    if len(text := text or "") <= max_chars:
-        return text
-    if (table := table_window(text, max_chars, keep)) is not None:
-        return table
-    parts = split_sentences(text)
-    if not parts:
-        return text[:max_chars].rsplit(" ", 1)[0]
-    lowered = [p.lower() for p in parts]
-    named = [sum(bool(k) and k.lower() in p for k in keep) for p in lowered]
-    centre = max(range(len(parts)), key=lambda i: (named[i], -i))
-    lo, hi, size = centre, centre + 1, len(parts[centre])
-    while True:  # grow to the side that keeps the window balanced, while it fits
-        grown = False
-        for j in ((hi, lo - 1) if hi - centre <= centre - lo else (lo - 1, hi)):
-            if 0 <= j < len(parts) and (j == hi or j == lo - 1) and size + len(parts[j]) + 1 <= max_chars:
-                size += len(parts[j]) + 1
-                lo, hi = (j, hi) if j == lo - 1 else (lo, hi + 1)
-                grown = True
-                break
-        if not grown:
-            break
-    window = " ".join(parts[lo:hi])
-    return window if len(window) <= max_chars else window[:max_chars].rsplit(" ", 1)[0]
 
 
 def node_sentences(text: str, list_items: bool = False) -> list[str]:

@@ -352,29 +352,3 @@ def name_table_rows(view: CorpusView, evidence_roles: frozenset[str], is_ordinar
                 view.mentioned_by[ent].add(node_id)
             added += 1
     return added
-
-
-_SEPARATOR_ROW = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
-
-
-def table_window(text: str, max_chars: int, keep: list[str] | tuple[str, ...] = ()) -> str | None:
-    """A table's text cut to `max_chars` by whole rows: its caption and header, then the rows around
-    the one that names most of `keep` (the bridge's row). None when the text holds no table grid.
-    Cut by characters, q19's table lost the very row its question asked about."""
-    lines = text.splitlines()
-    sep = next((k for k, line in enumerate(lines) if _SEPARATOR_ROW.match(line)), None)
-    if sep is None or sep + 1 >= len(lines):
-        return None
-    head, rows = lines[:sep + 1], lines[sep + 1:]
-    named = [sum(bool(k) and k.lower() in row.lower() for k in keep) for row in rows]
-    centre = max(range(len(rows)), key=lambda i: (named[i], -i))
-    lo, hi = centre, centre + 1
-    size = sum(len(line) + 1 for line in head) + len(rows[centre])
-    while True:  # grow on the side with fewer rows kept (rivals above and below), while it fits
-        sides = (hi, lo - 1) if hi - centre <= centre - lo else (lo - 1, hi)
-        step = next((j for j in sides if 0 <= j < len(rows) and size + len(rows[j]) + 1 <= max_chars), None)
-        if step is None:
-            break
-        size += len(rows[step]) + 1
-        lo, hi = (step, hi) if step == lo - 1 else (lo, hi + 1)
-    return "\n".join(head + rows[lo:hi])

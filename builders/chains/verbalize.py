@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from builders.chains.question_words import question_word
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_hints
-from builders.chains.statements import Statement, StatementIndex, evidence_window, find_surface, replace_once
+from builders.chains.statements import Statement, StatementIndex, find_surface, replace_once
 from builders.chains.tables import (TableCell, cell_question, measured_by_axis, table_caption, table_scale,
                                     value_is_number)
+from builders.chains.windows import evidence_window
 from kg.text import split_sentences
 from queries.corpus_view import CorpusView
 

@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass, field
 
 from builders.chains.fork_walk import answer_holds
-from builders.chains.statements import StatementIndex, evidence_window
+from builders.chains.statements import StatementIndex
+from builders.chains.windows import evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
 from builders.chains.verbalize import Draft, evidence_modality, mentions_entity
 from kg.text import folded

@@ -67,7 +67,7 @@ def test_every_number_of_every_statement_of_the_shared_pdfs_is_in_its_evidence(p
 
 
 def test_an_evidence_window_ends_at_a_sentence_end_never_inside_a_word():
-    from builders.chains.statements import evidence_window
+    from builders.chains.windows import evidence_window
     text = "The model has 7.5 billion parameters. One prominent feature is its context length of 128K tokens."
     assert evidence_window(text, 60) == "The model has 7.5 billion parameters."
     assert evidence_window("word " * 30, 42).endswith("word")
