@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 from builders.chains.question_words import value_label
+from builders.chains.windows import table_head
 from kg.ingest.tables import TableGrid, clean_cell, label_column, table_cells, table_grid
 from queries.corpus_view import CorpusView, EvidenceNode
 
@@ -78,8 +79,8 @@ def table_scale(text: str) -> str:
     """The scale a table states once for all its amounts ("(Dollars in Millions)": "millions"), read
     from its caption and header, before the first data row; "" when none or more than one is stated
     (a table whose columns differ in scale says so per column, and no single word fits a cell)."""
-    rows = [line for line in text.splitlines() if line.lstrip().startswith("|")]
-    head = text[: text.find(rows[2])] if len(rows) > 2 else text  # caption, header and separator rows
+    split = table_head(text)
+    head = "\n".join(split[0]) if split else text  # caption, header and separator rows
     scales = {m.group(1).lower() for m in _SCALE.finditer(head)}
     return scales.pop() if len(scales) == 1 else ""
 

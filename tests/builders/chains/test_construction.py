@@ -102,8 +102,6 @@ def test_a_bridge_its_document_presents_as_the_authors_own_elsewhere_is_refused(
 
 
 def test_what_a_document_presents_as_the_authors_own():
-    from types import SimpleNamespace
-
     from builders.chains.source_guess import authors_own
     from queries.corpus_view import CorpusView, EvidenceNode
 
@@ -118,7 +116,7 @@ def test_what_a_document_presents_as_the_authors_own():
         view.nodes[cid] = EvidenceNode(cid, "Chunk", "d", text)
         view.mentions[cid] = {e for e, n in names.items() if n in text}
     view.entity_name.update(names)
-    assert authors_own(SimpleNamespace(**vars(view))) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training"}}
+    assert authors_own(view) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training"}}
 
 
 def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):

@@ -25,3 +25,10 @@ def test_a_table_window_keeps_its_header_and_the_bridges_row():
     assert "| Bench100 | Accuracy | 100-shot |" in window and len(window) <= 400
     assert "| Bench99 |" in window and "| Bench101 |" in window  # rivals on both sides
     assert all(line.startswith(("Table", "|")) or not line for line in window.splitlines())  # whole rows
+
+
+def test_a_table_whose_header_fills_the_window_is_cut_as_sentences():
+    caption = " ".join(f"Caption sentence {i} says what column {i} holds." for i in range(30))
+    table = f"{caption}\n\n| A | B |\n|---|---|\n| x | 1 |"
+    window = evidence_window(table, 200, ["column 12"])
+    assert "column 12" in window and len(window) <= 200 and window.endswith("holds.")
