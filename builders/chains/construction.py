@@ -16,13 +16,11 @@ describes it. So a serial chain is kept only when, hop by hop:
 * no echo: hop i's evidence is not what BM25 ranks first for hop i-1's
   identifying sentence with the bridge's name removed (it would hold that
   fact itself);
-* shortcut pre-check: the last hop is not ranked first for all the earlier
-  facts together (bridge and answer names removed), and the answer is named
-  by no earlier hop;
+* shortcut pre-check: the last hop is not ranked first for the earlier facts
+  (names removed), and no earlier hop names the answer;
 * answer-side rivals: the last hop holds other candidate answers of the
-  target's kind, each in a relation of its own there ("rival answers"); a
-  last hop whose only candidate is the target answers alone, however well
-  the question hides the bridge (what a strict verifier rejected most);
+  target's kind, each in a relation of its own there ("rival answers"), and
+  the bridge is not said of them too (values.bridge_beside_rivals);
 * the bridge's own words: the content words hop i-1's fact describes its
   bridge by are split into those no later hop's evidence holds (the writer
   may use them) and those it holds (the writer must not: a reader would
@@ -53,7 +51,8 @@ from builders.chains.name_forms import head as _head, list_length, nested as _ne
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableCell, TableIndex, label_forms
-from builders.chains.values import is_value, listed_rivals, one_measure, same_value_kind, value_ties
+from builders.chains.values import (bridge_beside_rivals, is_value, listed_rivals, one_measure, same_value_kind,
+                                    value_ties)
 from queries.corpus_view import CorpusView
 
 MIN_SIBLINGS = 1  # other entities of the bridge's kind in the next hop: the bridge is one of >= 2
@@ -158,6 +157,9 @@ class ChainConstruction:
                 c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
             if not c.reason and cand.table_cell is not None:
                 c.reason = self._table_answer(cand.table_cell)
+            elif not c.reason and is_value(cand.answer_entity) and bridge_beside_rivals(
+                    self.statements, cand.hops[-1].node_id, bridges[-1], cand.answer_entity, rivals):
+                c.reason = "pre-check: the last hop names its bridge beside other answers too (it picks no one answer)"
         earlier = strip_names(" ".join(facts), [n for b in bridges for n in self.names(b)]
                               + self.names(cand.answer_entity))
         last = cand.hops[-1].node_id

@@ -190,6 +190,20 @@ def listed_rivals(view: CorpusView, ties: dict[str, dict[str, frozenset[str]]], 
                           for v, m in values.items()))
 
 
+def bridge_beside_rivals(statements, node_id: str, bridge: str, answer: str, rivals: list[str]) -> bool:
+    """Whether a sentence of `node_id` names the bridge beside other answers but not beside the answer:
+    the bridge is said of those numbers too, so it picks no one answer. q19: "an error rate of 5.4 and
+    2.7 ... without RandAugment" and "without RandAugment, which has an error rate of 2.84"; a strict
+    verifier found the dataset, not the bridge, choosing 2.84. In a list ("BART (38.0), PEGASUS
+    (39.1)") the bridge stands beside its own number, so that sentence is no sign."""
+    return any(bridge in s.spans and answer not in s.spans
+               and any(_whole(r).search(s.text) for r in rivals) for s in statements.sentences(node_id))
+
+
+def _whole(name: str) -> re.Pattern:
+    return re.compile(r"(?<![\w.])" + re.escape(name) + r"(?![\w]|[.,]\d)", re.IGNORECASE)
+
+
 def prose_values(text: str) -> list[str]:
     """The numbers `text` states as values (not the numbers of tables, sections or equations)."""
     out = []

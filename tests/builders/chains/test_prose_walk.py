@@ -191,3 +191,20 @@ def test_a_name_the_subject_is_compared_with_has_no_number_of_its_own(view):
     for chunk, ties in tied.items():
         assert not {"tallinn sea laboratory", "riga coastal centre"} & set(ties), chunk
         assert {view.entity_name[v] for v in ties.get(HMI, {})} <= {"28.9"}, chunk
+
+
+def test_a_bridge_said_of_the_other_answers_too_picks_no_one_answer(view):
+    """q19: "error rates of 5.4 and 2.7 ... without RandAugment", then "without RandAugment, which has
+    an error rate of 2.84": every rate is one without the bridge, so the bridge chooses none of them
+    (the verifier found the dataset choosing 2.84). In a list where the bridge stands beside its own
+    number only, the chain is kept (test above)."""
+    from builders.chains.values import name_prose_values
+
+    add_chunk(view, "c31", "The Tallinn Sea Laboratory logged 41.2 survey days and the Riga Coastal Centre 35.6, "
+                           "both without help from the Helsinki Marine Institute. In the gulf, the Helsinki Marine "
+                           "Institute alone logged 28.9 survey days.")
+    name_prose_values(view, frozenset({"body"}))
+    walker = strict_walker(view)
+    figures = walker.construction.check(serial(("c1", HMI), ("c31", ""), answer="value:c31:28.9"))
+    assert sorted(figures.answer_rival_names) == ["35.6", "41.2"]
+    assert "names its bridge beside other answers too" in figures.reason
