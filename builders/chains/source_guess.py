@@ -26,7 +26,8 @@ _PRESENTED = re.compile(_PRESENTING, re.IGNORECASE)
 _ASIDE = re.compile(r"\([^()]{0,20}\)")
 _KINDS = r"(?:system|framework|method|model|approach|architecture|scheme|algorithm|technique|pipeline)s?"
 _NAMED_KIND = re.compile(r"\b" + _KINDS + r"\s*,\s*", re.IGNORECASE)  # "a new XEL system, QuEL"
-_KIND_WORD = re.compile(r"\S+\s+" + _KINDS + r"\b", re.IGNORECASE)  # "XEL system": a qualifier, no name
+# "a new XEL system": a qualifier, no name; but "the QuEL system" names one (the article makes it this one).
+_KIND_WORD = re.compile(r"(?<!the )(?<!The )\b\S+\s+" + _KINDS + r"\b", re.IGNORECASE)
 # What the presenting verb is about ends at a clause break or at a word relating it to something
 # else ("we build upon LLaMA2", "we develop ... compared with GPT-3"): a name after it is no own work.
 _OBJECT_ENDS = re.compile(r"[,.;:]\s|\b(?:upon|on|with|from|using|over|than|to|against|by|for|following|like|"

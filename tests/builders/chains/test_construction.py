@@ -108,15 +108,18 @@ def test_what_a_document_presents_as_the_authors_own():
     texts = {"p1": "Driven by these limitations, we propose and analyze (Sec. 4) QuEL CG, an improved method.",
              "p2": "We present a simple yet effective zero-shot XEL system, QuEL, that uses QuEL CG.",
              "p3": "We build upon LLaMA2 and compare with GPT-4.",
-             "p4": "We introduce Pattern-Exploiting Training (PET), a semi-supervised procedure."}
+             "p4": "We introduce Pattern-Exploiting Training (PET), a semi-supervised procedure.",
+             "p5": "We propose the Baltic system for linking mentions, and a new NER system beside it."}
     names = {"quel cg": "QuEL CG", "quel": "QuEL", "xel": "XEL", "llama2": "LLaMA2", "gpt-4": "GPT-4",
-             "pet": "PET", "pattern-exploiting training": "Pattern-Exploiting Training"}
+             "pet": "PET", "pattern-exploiting training": "Pattern-Exploiting Training",
+             "baltic": "Baltic", "ner": "NER"}
     view = CorpusView()
     for cid, text in texts.items():
         view.nodes[cid] = EvidenceNode(cid, "Chunk", "d", text)
         view.mentions[cid] = {e for e, n in names.items() if n in text}
     view.entity_name.update(names)
-    assert authors_own(view) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training"}}
+    # "the Baltic system" names the system proposed; "a new NER system" only says its kind (and is past the clause).
+    assert authors_own(view) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training", "baltic"}}
 
 
 def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
