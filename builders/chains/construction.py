@@ -39,7 +39,6 @@ the Chain node, so a run's accepted and rejected chains can be compared.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
@@ -47,7 +46,7 @@ from builders.chains.fact_words import fact_words, picking_words, title_stems, w
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
-from builders.chains.name_forms import head as _head, list_length, nested as _nested, ordinary_word
+from builders.chains.name_forms import head as _head, list_length, nested as _nested, table_bridge_reason
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableCell, TableIndex, label_forms
@@ -60,8 +59,6 @@ MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that ident
 ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
-_OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
-_COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
 @dataclass
@@ -384,17 +381,8 @@ class ChainConstruction:
         return ""
 
     def _table_bridge(self, cand: Candidate) -> str:
-        """A table bridge must be the row's own name: not a count row ("# Layers"), a row the table marks as
-        the authors' own, or an ordinary word."""
         cell = cand.table_cell
         if cell is None:
             return ""
-        name = self.view.entity_name.get(cand.hops[-2].bridge, "")
-        if _COUNT_LABEL.match(cell.row_label):
-            return "pre-check: the table bridge is a count row's label"
-        if _OURS.search(cell.row_label):  # "MLA (Ours)": a paper's own row is found without the bridge
-            return "pre-check: the table bridge is the row marked as the authors' own"
-        if ordinary_word(name):
-            return "pre-check: the table bridge is an ordinary word"
-        return ""
-
+        return table_bridge_reason(cell.row_label, self.view.entity_name.get(cand.hops[-2].bridge, ""),
+                                   self._other_rows(cell))

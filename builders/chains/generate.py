@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from rich.console import Console
 
 from builders.chains.bridges import BridgeRules
-from builders.chains.construction import ChainConstruction, ordinary_word
+from builders.chains.construction import ChainConstruction
+from builders.chains.name_forms import ordinary_word
 from builders.chains.figure_walk import FigureSteps, read_figures
 from builders.chains.fork_walk import ForkSteps
 from builders.chains.requests import verbalize_request

@@ -29,6 +29,34 @@ def ordinary_word(name: str) -> bool:
         and zipf(name) >= NAMES_NOTHING_ZIPF
 
 
+_OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
+_COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
+
+
+def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str]) -> str:
+    """Why a table bridge is no row's own name, or "": a count row ("# Layers"), a row the table marks
+    as the authors' own, an ordinary word, or a row of another form than most others. q20: the row
+    "vocabulary size" among the embeddings Word2vec, Word-Concept and Glove; a practitioner picks the
+    one row that is a quantity, not an embedding, without the hop that described it."""
+    if _COUNT_LABEL.match(row_label):
+        return "pre-check: the table bridge is a count row's label"
+    if _OURS.search(row_label):  # "MLA (Ours)": a paper's own row is found without the bridge
+        return "pre-check: the table bridge is the row marked as the authors' own"
+    if ordinary_word(bridge_name):
+        return "pre-check: the table bridge is an ordinary word"
+    if other_rows and 2 * sum(name_like(o) != name_like(row_label) for o in other_rows) > len(other_rows):
+        return "pre-check: the table bridge's row is of another form than the table's other rows"
+    return ""
+
+
+def name_like(label: str) -> bool:
+    """A name's form ("Word2vec", "Word-Concept", "GPT-4", "New York") rather than a term's ("vocabulary
+    size", "Net sales", "Glove"): a digit, a capital inside a word, or two capitalised words."""
+    words = label.split()
+    return any(ch.isdigit() for ch in label) or any(any(ch.isupper() for ch in w[1:]) for w in words) \
+        or sum(w[:1].isupper() for w in words) >= 2
+
+
 def stem(word: str) -> str:
     word = word.lower()
     return word[:-1] if word.endswith("s") and len(word) > 3 else word

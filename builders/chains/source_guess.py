@@ -24,7 +24,8 @@ _AUTHORS_OWN = re.compile(_PRESENTING + r"|\bour (?:proposed |new |novel )?(?:me
                           r"|paradigm|system)\b", re.IGNORECASE)
 _PRESENTED = re.compile(_PRESENTING, re.IGNORECASE)
 _ASIDE = re.compile(r"\([^()]{0,20}\)")
-_KINDS = r"(?:system|framework|method|model|approach|architecture|scheme|algorithm|technique|pipeline)s?"
+_KIND_NAMES = r"system|framework|method|model|approach|architecture|scheme|algorithm|technique|pipeline|network"
+_KINDS = r"(?:" + _KIND_NAMES + r")s?"
 _NAMED_KIND = re.compile(r"\b" + _KINDS + r"\s*,\s*", re.IGNORECASE)  # "a new XEL system, QuEL"
 # "a new XEL system": a qualifier, no name; but "the QuEL system" names one (the article makes it this one).
 _KIND_WORD = re.compile(r"(?<!the )(?<!The )\b\S+\s+" + _KINDS + r"\b", re.IGNORECASE)
@@ -59,6 +60,13 @@ def _whole_in_title(name: str, titles: set[str]) -> bool:
 
 
 OWN_WINDOW = 60  # characters after "we propose" in which a name is the thing proposed
+# "we present a joint model called Knowledge Powered ... (KPCNN)": the name starts after "called".
+_CALLED = re.compile(r"^\s*(?:(?:a|an|the)\s+)?(?:[\w-]+\s+){0,4}?(?:called|named|dubbed|termed|coined)\s+",
+                     re.IGNORECASE)
+_NAME_RUN = re.compile(r"(?:[A-Z0-9][\w.+-]*\s*)*")  # capitalised words: "Gulf Net" of "Gulf Net outperforms"
+# "our model KPCNN significantly outperforms ...": the authors' own, named right after.
+_OURS_NAMED = re.compile(r"\bour (?:proposed |new |novel |final )?(?:" + _KIND_NAMES + r")s?\s*,?\s+",
+                         re.IGNORECASE)
 
 
 def authors_own(view) -> dict[str, set[str]]:
@@ -71,14 +79,41 @@ def authors_own(view) -> dict[str, set[str]]:
     for node_id, node in view.nodes.items():
         if node.label != "Chunk" or node.kind == "table" or node.role not in ("body", ""):
             continue
-        for match in _PRESENTED.finditer(node.text):
-            after = node.text[match.end(): match.end() + OWN_WINDOW + 20]
-            # A short parenthesis is an aside ("we propose and analyze (Sec. 4) QuEL CG") or the name's
-            # short form ("Pattern-Exploiting Training (PET)"): read with and without it.
-            windows = [_object(after[:OWN_WINDOW]), _object(_ASIDE.sub(" ", after)[:OWN_WINDOW])]
+        for match in [*_PRESENTED.finditer(node.text), *_OURS_NAMED.finditer(node.text)]:
+            after = node.text[match.end(): match.end() + OWN_WINDOW + 80]
+            windows = _windows(after, match.re is _OURS_NAMED)
             named = {e for e in view.mentions.get(node_id, ()) if any(mentions_entity(view, e, w) for w in windows)}
-            own.setdefault(node.doc_id, set()).update(named)
+            own.setdefault(node.doc_id, set()).update(named | _short_forms(view, node_id, after, named))
     return own
+
+
+def _windows(after: str, name_only: bool) -> list[str]:
+    """Where the thing proposed is named in the text after a presenting phrase. A short parenthesis is
+    an aside ("we propose and analyze (Sec. 4) QuEL CG") or the name's short form ("Pattern-Exploiting
+    Training (PET)"): read with and without it. After "called" the words are a name, kind words and all
+    ("... Convolutional Neural Network"); after "our model" only the capitalised words that follow."""
+    called = _CALLED.match(after)
+    if name_only:
+        return [_NAME_RUN.match(after).group(0)]
+    if called:
+        rest = after[called.end():]
+        return [_clause(rest[:OWN_WINDOW + 20]), _clause(_ASIDE.sub(" ", rest)[:OWN_WINDOW + 20])]
+    return [_object(after[:OWN_WINDOW]), _object(_ASIDE.sub(" ", after)[:OWN_WINDOW])]
+
+
+def _clause(window: str) -> str:
+    end = _OBJECT_ENDS.search(window)
+    return window[: end.start()] if end else window
+
+
+def _short_forms(view, node_id: str, text: str, named: set[str]) -> set[str]:
+    """The entities written in a parenthesis right after a name proposed ("... Network (KPCNN)")."""
+    shorts = set()
+    for e in named:
+        name = re.escape(view.entity_name.get(e, e))
+        for m in re.finditer(name + r"\s*\(([^()]{1,20})\)", text, re.IGNORECASE):
+            shorts |= {o for o in view.mentions.get(node_id, ()) if view.entity_name.get(o, o).lower() == m.group(1).lower()}
+    return shorts
 
 
 def _object(window: str) -> str:
@@ -88,8 +123,7 @@ def _object(window: str) -> str:
     named = _NAMED_KIND.search(window)
     if named:
         return _object(window[named.end():])
-    end = _OBJECT_ENDS.search(window)
-    return _KIND_WORD.sub(" ", window[: end.start()] if end else window)
+    return _KIND_WORD.sub(" ", _clause(window))
 
 
 class SourceGuess:

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from builders.chains.bridges import BridgeRules
 from builders.chains.candidate import Candidate, Hop
-from builders.chains.construction import ordinary_word
+from builders.chains.name_forms import ordinary_word
 from builders.chains.statements import StatementIndex
 from builders.chains.supply import WalkMemory
 from builders.chains.tables import TableIndex

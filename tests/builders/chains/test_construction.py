@@ -109,17 +109,22 @@ def test_what_a_document_presents_as_the_authors_own():
              "p2": "We present a simple yet effective zero-shot XEL system, QuEL, that uses QuEL CG.",
              "p3": "We build upon LLaMA2 and compare with GPT-4.",
              "p4": "We introduce Pattern-Exploiting Training (PET), a semi-supervised procedure.",
-             "p5": "We propose the Baltic system for linking mentions, and a new NER system beside it."}
+             "p5": "We propose the Baltic system for linking mentions, and a new NER system beside it.",
+             "p6": "In this section, we present a joint model called Knowledge Powered Convolutional Neural "
+                   "Network (KPCNN), using two sub-networks.",
+             "p7": "We can see that our model Gulf Net significantly outperforms GPT-4."}
     names = {"quel cg": "QuEL CG", "quel": "QuEL", "xel": "XEL", "llama2": "LLaMA2", "gpt-4": "GPT-4",
              "pet": "PET", "pattern-exploiting training": "Pattern-Exploiting Training",
-             "baltic": "Baltic", "ner": "NER"}
+             "baltic": "Baltic", "ner": "NER", "kpcnn": "KPCNN", "gulf net": "Gulf Net",
+             "kpcn": "Knowledge Powered Convolutional Neural Network"}
     view = CorpusView()
     for cid, text in texts.items():
         view.nodes[cid] = EvidenceNode(cid, "Chunk", "d", text)
         view.mentions[cid] = {e for e, n in names.items() if n in text}
     view.entity_name.update(names)
     # "the Baltic system" names the system proposed; "a new NER system" only says its kind (and is past the clause).
-    assert authors_own(view) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training", "baltic"}}
+    assert authors_own(view) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training", "baltic",
+                                       "kpcn", "kpcnn", "gulf net"}}
 
 
 def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
@@ -273,7 +278,7 @@ def test_markup_never_names_the_domain():
 
 
 def test_without_vision_an_image_is_read_through_its_caption_only(view):
-    from builders.chains.construction import ordinary_word
+    from builders.chains.name_forms import ordinary_word
     from builders.chains.figure_walk import read_figures
     from queries.corpus_view import EvidenceNode
 
@@ -326,3 +331,16 @@ def test_the_model_a_report_is_titled_after_is_guessed_among_its_own_variants():
     kimi = {"KIMI K1.5: SCALING REINFORCEMENT LEARNING WITH LLMS"}
     assert not named_by_title("Kimi k1.5 short-CoT", ["Kimi k1.5 long-CoT", "GPT-4o"], kimi)  # two of its own
     assert named_by_title("Kimi k1.5 long-CoT", ["OpenAI o1", "QwQ-32B"], kimi)
+
+
+def test_a_table_row_of_another_form_than_the_others_is_no_bridge():
+    """q20: the row "vocabulary size" among the embeddings Word2vec, Word-Concept and Glove: the one
+    quantity among names is picked without the hop that described it."""
+    from builders.chains.name_forms import name_like, table_bridge_reason
+
+    assert [name_like(x) for x in ("Word2vec", "Word-Concept", "GPT-4", "New York", "Glove", "Net sales")] == \
+        [True, True, True, True, False, False]
+    assert "another form" in table_bridge_reason("vocabulary size", "vocabulary size", ["Word2vec", "Word-Concept", "Glove"])
+    assert table_bridge_reason("Word2vec", "Word2vec", ["vocabulary size", "Word-Concept", "GloVe"]) == ""
+    # An income statement's rows are all terms: any of them may be a bridge.
+    assert table_bridge_reason("Operating income", "operating income", ["Net sales", "Net income", "Total assets"]) == ""

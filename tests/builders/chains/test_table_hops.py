@@ -391,7 +391,7 @@ def test_a_strict_run_with_the_default_rules_asks_a_row_named_only_in_prose(falk
 def test_row_names_extraction_missed_become_bridges_when_prose_names_them():
     """A distinctive row label named in prose becomes an entity of the table and of that prose; an
     everyday word ("Total"), a label no prose names ("Ostrander") and a table of two rows do not."""
-    from builders.chains.construction import ordinary_word
+    from builders.chains.name_forms import ordinary_word
     from builders.chains.tables import TableIndex, name_table_rows
     from queries.corpus_view import CorpusView, EvidenceNode
 
