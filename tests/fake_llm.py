@@ -140,8 +140,9 @@ class FakeLLM:
     """The responder: `server.responder = FakeLLM()`; see the module docstring."""
 
     def __init__(self, not_needed: NotNeeded | None = None, single_item_answers: bool | Callable[[str], bool] = False,
-                 closed_book: bool = False, probe_guesses: bool = False) -> None:
+                 closed_book: bool = False, probe_guesses: bool = False, rewordable: bool = True) -> None:
         self.not_needed: NotNeeded = not_needed or set()
+        self.rewordable = rewordable  # its verdict on whether a rewrite could fix a hop not needed
         self.probe_guesses = probe_guesses
         self.written: dict[str, str] = {}  # question -> the answer this fake wrote for it
         self.single_item_answers = single_item_answers
@@ -273,4 +274,4 @@ class FakeLLM:
         shortcut = shortcut(question) if callable(shortcut) else shortcut
         return {"answerable_without": without, "single_item_answers": shortcut,
                 "faithful": True, "standalone": True, "closed_book_answerable": self.closed_book,
-                "reasons": reasons}
+                "reasons": reasons, "rewording_can_fix": self.rewordable or not (unneeded or shortcut)}

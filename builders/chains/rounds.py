@@ -208,8 +208,10 @@ async def _llm_attempt(view: CorpusView, cand: Candidate, settings: Settings, ca
 
 
 def repairable(verdict: ChainVerdict) -> bool:
-    """A rejection the writer may fix by rewording: a hop not needed, or one item answering alone."""
-    return (not all(verdict.necessary) or not verdict.no_shortcut) and verdict.faithful
+    """A rejection the writer may fix by rewording: a hop not needed, or one item answering alone, where
+    the verifier did not find the evidence itself giving the answer away (q20: two repairs of chains
+    whose table row a practitioner picks unaided were paid for and rejected again)."""
+    return (not all(verdict.necessary) or not verdict.no_shortcut) and verdict.faithful and verdict.rewordable
 
 
 async def _repaired(view: CorpusView, outcome: Outcome, settings: Settings, call, construction=None) -> Outcome:

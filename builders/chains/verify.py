@@ -53,6 +53,7 @@ class ChainVerdict:
     standalone: bool = True
     requires_content: bool = True
     single_answer: bool = True  # a serial chain asks one thing: its last hop's answer
+    rewordable: bool = True  # the verifier's view: a rewrite could fix a hop not needed (repair is worth a call)
     method: str = "offline"
     reasons: list[str] = field(default_factory=list)
 
@@ -268,6 +269,7 @@ def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
     v.standalone = bool(reply.standalone) and is_standalone(draft.question)
     v.requires_content = not reply.closed_book_answerable
     v.single_answer = not joins_hop_answers(draft)
+    v.rewordable = bool(getattr(reply, "rewording_can_fix", True))
     if getattr(reply, "reasons", ""):
         v.reasons.append(str(reply.reasons)[:300])
     fork_checks(draft, v)

@@ -92,6 +92,9 @@ class ChainVerification(TaskModel):
     standalone: bool
     closed_book_answerable: bool
     reasons: str = ""
+    # Whether a rewrite could make every item needed (MiRAGE's refinement is worth a call), or the
+    # evidence itself gives the answer away (a repair would be paid for and rejected again: q20).
+    rewording_can_fix: bool = True
 
 
 class MergedQuestion(TaskModel):

@@ -288,6 +288,27 @@ def test_hop_0_not_needed_is_repaired_then_shrunk(workdir, open_store):
     assert report.verbalized == len(got) and report.repaired == 0
 
 
+def test_no_repair_is_paid_for_when_the_verifier_says_the_evidence_gives_the_answer_away(workdir, open_store):
+    """q20: the verifier found a table row a practitioner picks unaided; two repairs were written and
+    rejected again. When the verdict says rewording cannot fix it, the chain goes on to shrinking
+    (or rejection) without a repair call."""
+    from builders.chains.generate import run_generate
+
+    fake = FakeLLM(not_needed={0}, rewordable=False)
+    with ScriptedLLMServer(responder=fake) as server:
+        settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
+        settings.generate.types = ["text_chain"]
+        settings.generate.min_hops, settings.generate.max_hops = 2, 2
+        store = open_store(settings.store.data_dir)
+        report = run_generate(RunContext.open(settings, store, console=Quiet()))
+        reqs = [r for r in server.chat_requests if task_of(r.body) in CHAIN_TASKS]
+    got = chains(store)
+    assert got and all("hop 0 not needed" in c["reject_reason"] for c in got)
+    assert not [r for r in reqs if is_repair(r.body)]
+    assert Counter(task_of(r.body) for r in reqs) == {"verbalize_chain": len(got), "verify_chain": len(got)}
+    assert report.llm["total"]["calls"] == len(server.chat_requests)
+
+
 def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
     from builders.chains.generate import run_generate
 
