@@ -20,12 +20,14 @@ from builders.chains.verbalize import mentions_entity
 _PRESENTING = (r"\b(?:we|this (?:paper|work|study|report))\b[^.;]{0,140}?"
                r"\b(?:propos|introduc|present(?!\w*\s+(?:the\s+)?(?:results|experiments))|develop|buil[dt]"
                r"|creat|design|releas)\w*")
-_AUTHORS_OWN = re.compile(_PRESENTING + r"|\bour (?:proposed |new |novel )?(?:method|approach|models?|framework"
-                          r"|paradigm|system)\b", re.IGNORECASE)
+# Up to three describing words between "our" and the kind: "our previous strongest reasoning model,
+# QwQ-32B" (q20), but not "our experiments use the model": no article, preposition or "use" among them.
+_OUR_WORDS = r"\bour (?:(?!(?:the|a|an|with|on|in|of|to|for|and|use[sd]?|using)\b)[\w-]+ ){0,3}?"
 _PRESENTED = re.compile(_PRESENTING, re.IGNORECASE)
 _ASIDE = re.compile(r"\([^()]{0,20}\)")
 _KIND_NAMES = r"system|framework|method|model|approach|architecture|scheme|algorithm|technique|pipeline|network"
 _KINDS = r"(?:" + _KIND_NAMES + r")s?"
+_AUTHORS_OWN = re.compile(_PRESENTING + r"|" + _OUR_WORDS + r"(?:" + _KIND_NAMES + r"|paradigm)s?\b", re.IGNORECASE)
 _NAMED_KIND = re.compile(r"\b" + _KINDS + r"\s*,\s*", re.IGNORECASE)  # "a new XEL system, QuEL"
 # "a new XEL system": a qualifier, no name; but "the QuEL system" names one (the article makes it this one).
 _KIND_WORD = re.compile(r"(?<!the )(?<!The )\b\S+\s+" + _KINDS + r"\b", re.IGNORECASE)
@@ -65,8 +67,7 @@ _CALLED = re.compile(r"^\s*(?:(?:a|an|the)\s+)?(?:[\w-]+\s+){0,4}?(?:called|name
                      re.IGNORECASE)
 _NAME_RUN = re.compile(r"(?:[A-Z0-9][\w.+-]*\s*)*")  # capitalised words: "Gulf Net" of "Gulf Net outperforms"
 # "our model KPCNN significantly outperforms ...": the authors' own, named right after.
-_OURS_NAMED = re.compile(r"\bour (?:proposed |new |novel |final )?(?:" + _KIND_NAMES + r")s?\s*,?\s+",
-                         re.IGNORECASE)
+_OURS_NAMED = re.compile(_OUR_WORDS + r"(?:" + _KIND_NAMES + r")s?\s*,?\s+", re.IGNORECASE)
 
 
 def authors_own(view) -> dict[str, set[str]]:

@@ -112,11 +112,14 @@ def test_what_a_document_presents_as_the_authors_own():
              "p5": "We propose the Baltic system for linking mentions, and a new NER system beside it.",
              "p6": "In this section, we present a joint model called Knowledge Powered Convolutional Neural "
                    "Network (KPCNN), using two sub-networks.",
-             "p7": "We can see that our model Gulf Net significantly outperforms GPT-4."}
+             "p7": "We can see that our model Gulf Net significantly outperforms GPT-4.",
+             "p8": "It outperforms our previous strongest reasoning model, Baltic Star, and in our experiments "
+                   "with the model GPT-3 it wins."}
     names = {"quel cg": "QuEL CG", "quel": "QuEL", "xel": "XEL", "llama2": "LLaMA2", "gpt-4": "GPT-4",
              "pet": "PET", "pattern-exploiting training": "Pattern-Exploiting Training",
              "baltic": "Baltic", "ner": "NER", "kpcnn": "KPCNN", "gulf net": "Gulf Net",
-             "kpcn": "Knowledge Powered Convolutional Neural Network"}
+             "kpcn": "Knowledge Powered Convolutional Neural Network",
+             "baltic star": "Baltic Star", "gpt-3": "GPT-3"}
     view = CorpusView()
     for cid, text in texts.items():
         view.nodes[cid] = EvidenceNode(cid, "Chunk", "d", text)
@@ -124,7 +127,7 @@ def test_what_a_document_presents_as_the_authors_own():
     view.entity_name.update(names)
     # "the Baltic system" names the system proposed; "a new NER system" only says its kind (and is past the clause).
     assert authors_own(view) == {"d": {"quel cg", "quel", "pet", "pattern-exploiting training", "baltic",
-                                       "kpcn", "kpcnn", "gulf net"}}
+                                       "kpcn", "kpcnn", "gulf net", "baltic star"}}
 
 
 def test_a_bridge_picked_out_of_an_enumeration_is_refused(view):
