@@ -51,8 +51,8 @@ _COMPARED_WITH = re.compile(r"\b(?:outperform\w*|surpass\w*|beat(?:s|ing)?|excee
                             r"(?:the\s+)?$", re.IGNORECASE)
 # Between two names of one list ("outperforming GPT-4o and Claude Sonnet 3.5"): the second is compared too.
 _LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+|as\s+well\s+as\s+)(?:the\s+)?", re.IGNORECASE)
-_NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equation|appendix|chapter|step|"
-                        r"layer|version|v|page|p\.|pp\.|§|\[)\s*$", re.IGNORECASE)
+_NUMBERING = re.compile(r"(?:table|tab\.|figure|fig\.|section|sec\.|eq\.|equations?|see(?=\s*\()|appendix|chapter|step|"
+                        r"layer|version|v|page|p\.|pp\.|§|\[)\s*\(?\s*$", re.IGNORECASE)
 
 
 def is_value(entity_id: str) -> bool:
@@ -204,6 +204,17 @@ def _whole(name: str) -> re.Pattern:
     return re.compile(r"(?<![\w.])" + re.escape(name) + r"(?![\w]|[.,]\d)", re.IGNORECASE)
 
 
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+          r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_MONTH_BEFORE = re.compile(r"\b" + _MONTH + r"\s+$", re.IGNORECASE)
+_MONTH_AFTER = re.compile(r"^(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b", re.IGNORECASE)
+
+
+def _date_part(text: str, start: int, end: int) -> bool:
+    """A day of a date ("May 17, 2022", "17 May"): a question asking for "17" asks for a fragment (q21)."""
+    return bool(_MONTH_BEFORE.search(text[max(0, start - 12):start]) or _MONTH_AFTER.match(text[end:end + 16]))
+
+
 def prose_values(text: str) -> list[str]:
     """The numbers `text` states as values (not the numbers of tables, sections or equations)."""
     out = []
@@ -212,7 +223,7 @@ def prose_values(text: str) -> list[str]:
         digits = sum(ch.isdigit() for ch in value)
         if digits < 2 and "." not in value and "%" not in value:
             continue
-        if _NUMBERING.search(text[max(0, m.start() - 12):m.start()]):
+        if _NUMBERING.search(text[max(0, m.start() - 12):m.start()]) or _date_part(text, m.start(), m.end()):
             continue
         out.append(value)
     return list(dict.fromkeys(out))

@@ -208,3 +208,13 @@ def test_a_bridge_said_of_the_other_answers_too_picks_no_one_answer(view):
     figures = walker.construction.check(serial(("c1", HMI), ("c31", ""), answer="value:c31:28.9"))
     assert sorted(figures.answer_rival_names) == ["35.6", "41.2"]
     assert "names its bridge beside other answers too" in figures.reason
+
+
+def test_days_of_dates_and_equation_numbers_are_no_values():
+    """q21: a chain asked for "17", the day of "May 17, 2022"; another for "3.1", an equation the text
+    cites as "see (3.1)". Neither is a value a question should ask for."""
+    from builders.chains.values import prose_values
+
+    text = ("The Cosmopolitan was acquired on May 17, 2022 and 17 March 2023 is the next date; the MSUatWeight "
+            "(see (3.1)) follows equations (3.3). Revenue rose 12.5% to $1,234 million; we see 45 cases.")
+    assert prose_values(text) == ["2022", "12.5%", "$1,234", "45"]
