@@ -204,6 +204,9 @@ def _whole(name: str) -> re.Pattern:
     return re.compile(r"(?<![\w.])" + re.escape(name) + r"(?![\w]|[.,]\d)", re.IGNORECASE)
 
 
+# A later number of a list of numbered things: "see equations (3.3), (3.1), and (3.2)".
+_NUMBERED_LIST = re.compile(r"(?:equations?|eqs?\.|tables|figures|sections)\s*(?:\(\d+(?:\.\d+)*\),?\s*(?:and\s+)?)+\(\s*$",
+                            re.IGNORECASE)
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
           r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _MONTH_BEFORE = re.compile(r"\b" + _MONTH + r"\s+$", re.IGNORECASE)
@@ -223,7 +226,8 @@ def prose_values(text: str) -> list[str]:
         digits = sum(ch.isdigit() for ch in value)
         if digits < 2 and "." not in value and "%" not in value:
             continue
-        if _NUMBERING.search(text[max(0, m.start() - 12):m.start()]) or _date_part(text, m.start(), m.end()):
+        if _NUMBERING.search(text[max(0, m.start() - 12):m.start()]) or _date_part(text, m.start(), m.end()) \
+                or _NUMBERED_LIST.search(text[max(0, m.start() - 60):m.start()]):
             continue
         out.append(value)
     return list(dict.fromkeys(out))

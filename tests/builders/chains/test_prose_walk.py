@@ -216,5 +216,5 @@ def test_days_of_dates_and_equation_numbers_are_no_values():
     from builders.chains.values import prose_values
 
     text = ("The Cosmopolitan was acquired on May 17, 2022 and 17 March 2023 is the next date; the MSUatWeight "
-            "(see (3.1)) follows equations (3.3). Revenue rose 12.5% to $1,234 million; we see 45 cases.")
+            "(see (3.1)) follows equations (3.3), (3.4), and (3.2). Revenue rose 12.5% to $1,234 million; we see 45 cases.")
     assert prose_values(text) == ["2022", "12.5%", "$1,234", "45"]
