@@ -261,6 +261,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
             item.update(fork_hints(fork, i, len(cand.hops)) if fork else {})
         else:
             item.update(_construction_hints(construction, i, len(cand.hops), bool(incoming), bool(hop.bridge)))
+            _shown_only(item)
         cell = cand.table_cell
         if i == len(cand.hops) - 1 and cell:
             # A table hop asks for one cell: the LLM is told which, by its row and column. A string,
@@ -286,6 +287,17 @@ def figure_target(cell) -> str:
     """A figure hop's target: the value at the bridge's label, and for a bar chart the group it stands in."""
     where = f' in "{cell.column_label}"' if measured_by_axis(cell) else ""
     return f'{cell.answer} (the value the figure prints for "{cell.row_label}"{where})'
+
+
+def _shown_only(item: dict) -> None:
+    """Rivals the writer is told of are those its evidence window shows: a row the window left out
+    ("InferSent-GloVe" of a long table, q22) is no candidate a reader of this hop could confuse."""
+    for key in ("same_kind_in_this_hop", "other_answers_in_this_hop"):
+        shown = [name for name in item.get(key, []) if name.casefold() in item["evidence"].casefold()]
+        if shown:
+            item[key] = shown
+        else:
+            item.pop(key, None)
 
 
 def _construction_hints(construction: dict, i: int, n_hops: int, incoming: bool, outgoing: bool) -> dict:

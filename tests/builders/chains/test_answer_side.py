@@ -177,3 +177,19 @@ def test_a_table_value_other_rows_share_is_no_answer_the_bridge_picks(view):
     check = table_check(view)
     assert "same value" in check(cell_chain("c3", "shared", "256", 0)).reason
     assert check(cell_chain("c3", "shared", "64", 2)).reason == ""  # its own value: the bridge picks it
+
+
+def test_the_writer_is_told_only_of_rivals_its_evidence_window_shows(view):
+    """q22: "InferSent-GloVe" and "68.03" were in the hints though the table's window had left their
+    rows out: the writer was asked to guard against candidates no reader of the hop would see."""
+    from builders.chains.verbalize import hops_payload
+
+    add_chunk(view, "c10", "The Helsinki Marine Institute operates the Baltic research vessel flotilla.", doc="d1")
+    cand = serial(("c10", HMI), ("c8", ""), answer=ARV)
+    figures = construction(view).check(cand).to_dict()
+    figures["answer_rival_names"] = ["Baltic Explorer", "Gulf Star"]  # "Gulf Star" is nowhere in c8
+    cand.meta["construction"] = figures
+    hops = json.loads(hops_payload(view, cand))
+    assert hops[1]["other_answers_in_this_hop"] == ["Baltic Explorer"]
+    figures["answer_rival_names"] = ["Gulf Star"]
+    assert "other_answers_in_this_hop" not in json.loads(hops_payload(view, cand))[1]
