@@ -199,8 +199,8 @@ class ChainConstruction:
         """The sentence of hop i that names bridge i (the fact the question identifies it by)."""
         node = cand.hops[i].node_id
         target = bridges[i]
-        fact = cand.meta.get("figure_fact")
-        if fact and fact.get("hop") == i:  # a figure names its bridge by the value it prints for it (figure_walk.py)
+        fact = cand.meta.get("figure_fact") or cand.meta.get("table_fact")
+        if fact and fact.get("hop") == i:  # a figure or table names its bridge by a value (figure_walk, table_pairs)
             return " ".join(filter(None, (fact["label"], fact.get("column", ""), fact["value"])))
         st = self.statements.relation(node, bridges[i - 1], target) if i and bridges[i - 1] else None
         if st is None:

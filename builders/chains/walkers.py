@@ -28,6 +28,7 @@ from builders.chains.prose_walk import ProseWalk
 from builders.chains.statements import StatementIndex
 from builders.chains.steps import Stepper
 from builders.chains.supply import WalkMemory
+from builders.chains.table_pairs import TablePairWalk
 from builders.chains.table_walk import TableWalk
 from builders.chains.tables import TableIndex
 from queries.corpus_view import CorpusView
@@ -59,6 +60,7 @@ class Walker(Stepper):
         self.table_share = table_share
         self.table_walk = TableWalk(self, tables or TableIndex(view, self.rules.evidence_roles))
         self.prose_walk = ProseWalk(self, self.table_walk)
+        self.table_pairs = TablePairWalk(self, self.table_walk.tables)  # strict runs only (text_chain)
         # construction.py's pre-check (make_walker), enforced when `strict` (an LLM pays per candidate).
         self.construction = None
         self.strict = False
@@ -146,6 +148,8 @@ class Walker(Stepper):
             # (prose_walk.py); forward walks rarely reach one.
             ends = [self.table_walk.chain] if self.table_walk.possible(length) else []
             ends.append(self.prose_walk.chain)
+            if self.table_pairs.possible(length):
+                ends.append(self.table_pairs.chain)
             self.rng.shuffle(ends)
             for end in ends:
                 cand = end(length)

@@ -14,6 +14,7 @@ class FakeWalker:
     """Type "many" always finds a new 2-hop chain, type "none" never does."""
 
     min_hops = 2
+    strict = False
 
     def __init__(self) -> None:
         self.drawn = 0
@@ -93,3 +94,19 @@ def test_one_table_or_the_table_template_gives_at_most_the_variety_share():
     cells = sum(1 for i in range(40) if limit.allows(view, ["p"], TABLE_TEMPLATE) and
                 limit.take(view, ["p"], TABLE_TEMPLATE) is None)
     assert cells == 10
+
+
+def test_llm_written_table_questions_have_no_template_and_no_template_cap():
+    """Offline, a chain ending in a table cell is asked with the one table-cell template, capped at the
+    variety share. With an LLM every question is written for its chain: a strict run of n=10 had been
+    held to 2 table chains (q17-q22), most of what strict walks find."""
+    from builders.chains.candidate import Candidate, Hop
+    from builders.chains.quotas import TABLE_TEMPLATE
+    from builders.chains.sampling import template_of
+
+    cell = {"table_id": "t1", "row_label": "Gulf Star", "column_label": "Crew", "value": "12"}
+    cand = Candidate("text_chain", [Hop("c1", "Chunk", "gulf star", "entity"), Hop("t1", "Chunk")],
+                     [(0, 1), (1, 2)], "", {"table_cell": cell})
+    assert template_of(cand) == TABLE_TEMPLATE
+    assert template_of(cand, llm_writes=True) == ""
+    assert template_of(Candidate("text_chain", cand.hops, cand.structure, "x"), llm_writes=False) == ""

@@ -1,0 +1,102 @@
+"""Two-table text chains (strict runs): one table identifies a row's entity by a value only that row
+has in its column, another table gives the answer in that entity's row among rivals.
+
+"What is the Belebele score of the Qwen3 dense model with 40 layers?": the architecture table says
+which model has 40 layers (no other row has 40 there), the benchmark table lists that model among
+others without its layer count. Without the first table a reader cannot tell which row is meant;
+without the second there is no score. Papers, technical reports and earnings releases state one
+entity in several tables (architecture and results, segment revenue and income), so this supplies
+chains where prose seldom names a row's entity outside a list (walk deaths "table: the walk back
+from a row's prose ran dry", bench/supply.py).
+
+The identifying cell is kept as the candidate's `table_fact` (the fact a non-prose hop names its
+bridge by, read by construction.ChainConstruction._identifying); the answer cell as `table_cell`.
+construction.py then checks the pair like any chain ending in a table: the second table's other
+rows are the rivals, its other values of the column the rival answers, and neither the
+identifying value nor its column's words may be found in the second table.
+"""
+
+from __future__ import annotations
+
+from builders.chains.candidate import Candidate, Hop
+from builders.chains.tables import (TableCell, TableIndex, names_value, readable_header, table_caption,
+                                    value_is_number)
+
+MIN_ROWS = 3  # rows of the first table: its value singles the row out among at least two others
+
+
+class TablePairWalk:
+    """Draws an entity named by rows of two tables and builds the two-hop chain between them."""
+
+    TRIES = 6
+
+    def __init__(self, walker, tables: TableIndex):
+        self.walker = walker
+        self.tables = tables
+        self._entities: list[str] | None = None
+
+    @property
+    def entities(self) -> list[str]:
+        """Entities with rows in two or more tables (computed once: the index is built by then)."""
+        if self._entities is None:
+            bridge_ok = self.walker.table_walk.bridge_ok
+            self._entities = sorted(e for e, rows in self.tables.rows_of_entity.items()
+                                    if len({t for t, _r in rows}) >= 2 and bridge_ok(e))
+        return self._entities
+
+    def possible(self, length: int) -> bool:
+        return length == 2 and bool(self.entities)
+
+    def chain(self, length: int) -> Candidate | None:
+        w = self.walker
+        for _ in range(self.TRIES if self.possible(length) else 0):
+            ent = w.rng.choice(self.entities)
+            rows = list(self.tables.rows(ent))
+            w.rng.shuffle(rows)
+            for first_table, first_row in rows:
+                fact = self.identifying_cell(first_table, first_row)
+                if fact is None or (w.strict and not w.memory.fresh(first_table)):
+                    continue
+                cand = self._second(ent, fact, [r for r in rows if r[0] != first_table])
+                if cand is not None:
+                    return cand
+            w.died("table pair: no table identifies the row by a value another table lacks")
+        return None
+
+    def identifying_cell(self, table: str, row: int) -> TableCell | None:
+        """A cell of the row whose value no other row of its column holds, under a readable header,
+        in a table of MIN_ROWS rows or more (a random one of them)."""
+        if len(self.tables.row_labels(table)) < MIN_ROWS:
+            return None
+        options = [c for c in self.tables.cells.get((table, row), [])
+                   if value_is_number(c.value) and readable_header(c.column_label)
+                   and not self.tables.same_value_rows(c)]
+        return self.walker.rng.choice(options) if options else None
+
+    def _second(self, ent: str, fact: TableCell, rows: list[tuple[str, int]]) -> Candidate | None:
+        """The chain into another table's row of `ent`, whose cells repeat neither the identifying
+        value nor its column (that table would then identify the row itself)."""
+        w = self.walker
+        first = fact.table_id
+        doc = w.view.nodes[first].doc_id
+        for table, row in rows:
+            node = w.view.nodes[table]
+            # Two tables of one report look alike to embeddings (the same benchmarks, models and number
+            # forms): the near-duplicate rule of text hops would refuse nearly every pair. Two chunks
+            # are one table when they carry its caption twice (a table continued on the next page).
+            caption = table_caption(node)
+            if (caption and caption == table_caption(w.view.nodes[first])) or (
+                    w.strict and not w.memory.fresh(table)) or (
+                    node.doc_id != doc and not w.rules.cross_document_ok(ent)):
+                continue
+            cells = self.tables.cells.get((table, row), [])
+            if any(c.value == fact.value or c.column_label.casefold() == fact.column_label.casefold() for c in cells):
+                continue
+            cell = self.tables.choose_cell(w.rng, table, row, w.view.nodes[first].text)
+            if cell is None or names_value(w.view.nodes[first].text, cell.value):
+                continue
+            meta = {"table_cell": cell.to_meta(),
+                    "table_fact": {"hop": 0, "label": fact.row_label, "column": fact.column_label, "value": fact.value}}
+            return Candidate("text_chain", [Hop(first, "Chunk", ent, "entity"), Hop(table, "Chunk")],
+                             [(0, 1), (1, 2)], "", meta)
+        return None
