@@ -63,7 +63,8 @@ def label_values(lines: list[PrintedLine]) -> list[tuple[str, str]]:
     """(label, value) for each label with exactly one number aligned with it that no other label
     claims: a data label above a bar (the same column) or beside it (the same row)."""
     labels = [ln for ln in lines if is_label(ln.text)]
-    numbers = [ln for ln in lines if value_is_number(ln.text)]
+    ticks = axis_ticks(lines)
+    numbers = [ln for ln in lines if value_is_number(ln.text) and id(ln) not in ticks]
     counts = {}
     for ln in labels:
         counts[normal_label(ln.text)] = counts.get(normal_label(ln.text), 0) + 1
@@ -80,6 +81,48 @@ def label_values(lines: list[PrintedLine]) -> list[tuple[str, str]]:
         if len(mine) == 1 and len(claims[id(mine[0])]) == 1 and counts[normal_label(label.text)] == 1:
             out.append((" ".join(label.text.split()), " ".join(mine[0].text.split())))
     return out
+
+
+MIN_TICKS = 3  # numbers of one row or column in even steps: an axis, whatever stands beside them
+
+
+def axis_ticks(lines: list[PrintedLine]) -> set[int]:
+    """ids of the printed numbers that are axis ticks: three or more on one row (or in one column)
+    whose values go up or down in equal steps ("0 1000 2000 3000"). q25: the legend entry "MIS-PO"
+    stood above the x-axis tick "1000" and was read as its value; a fork compared that with a
+    masking percentage."""
+    numbers = [ln for ln in lines if value_is_number(ln.text) and _float(ln.text) is not None]
+    out: set[int] = set()
+    for same_axis, order in ((lambda a, b: abs(a.cy - b.cy) <= ROW_BAND, lambda ln: ln.cx),
+                             (lambda a, b: abs(a.cx - b.cx) <= ROW_BAND, lambda ln: ln.cy)):
+        for ln in numbers:
+            run = sorted((o for o in numbers if same_axis(ln, o)), key=order)
+            out.update(id(o) for o in _even_steps(run))
+    return out
+
+
+def _even_steps(run: list[PrintedLine]) -> list[PrintedLine]:
+    """The numbers of `run` (in reading order) that stand in stretches of MIN_TICKS or more going up
+    or down by one step (several panels' axes side by side: "0 1000 2000 0 1000 2000")."""
+    values = [_float(o.text) for o in run]
+    out, start = [], 0
+    for end in range(2, len(run) + 1):
+        stretch = values[start:end]
+        steps = {round(b - a, 6) for a, b in zip(stretch, stretch[1:])}
+        if len(steps) > 1 or steps == {0}:
+            if end - 1 - start >= MIN_TICKS:
+                out += run[start:end - 1]
+            start = end - 2
+    if len(run) - start >= MIN_TICKS:
+        out += run[start:]
+    return out
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text.replace(",", "").replace("%", "").strip())
+    except ValueError:
+        return None
 
 
 def figure_evidence(node: EvidenceNode) -> str:

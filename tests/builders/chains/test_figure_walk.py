@@ -132,6 +132,10 @@ def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
     assert label_values(grouped) == []
     shared = [at("Tessaline", 95, 412, 40), at("Korvex", 95, 440, 40), at("71.4", 100, 280)]
     assert label_values(shared) == []
+    # q25: a legend entry above an x-axis tick ("MIS-PO" over "1000" of "0 1000 2000 3000") is no data label.
+    axis = [at("MIS-PO", 107, 88), *(at(str(v), 80 + 26 * k, 200, 15) for k, v in enumerate((0, 1000, 2000, 3000)))]
+    assert label_values(axis) == []
+    assert label_values([*axis, at("74.2", 100, 120)]) == [("MIS-PO", "74.2")]
 
 
 @pytest.fixture
