@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import fact_words, picking_words, title_stems, word_stems
+from builders.chains.fact_words import defines, fact_words, picking_words, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
@@ -131,6 +131,8 @@ class ChainConstruction:
             if not c.reason:
                 c.reason = self.source_guess.reason(cand, i, statement, self._other_rows(cand.table_cell)
                                               if into_table else siblings)
+            if not c.reason and defines(statement, self.names(incoming)):
+                c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             c.siblings.append(len(siblings))
             c.sibling_names.append(sorted(siblings)[:6])
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))

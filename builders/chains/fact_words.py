@@ -127,6 +127,24 @@ def _number(word: str) -> float | None:
         return None
 
 
+# What follows a name that says what the thing *is*, not what it did: an apposition ("CMMLU, a Chinese
+# multi-subject multiple-choice task"), a copula with an article ("X is a benchmark") or a verb of
+# composition ("AGIEval includes both English and Chinese subsets"). A short bracket may come between.
+_DEFINES = re.compile(r"^\s*(?:\([^()]{0,40}\)|\[[^\]]{0,40}\])?\s*(?:[,:\u2013]\s*(?:a|an|the|which\s+is)\b"
+                      r"|(?:is|are|was|were)\s+(?:a|an|one\s+of)\b"
+                      r"|(?:includes?|contains?|consists?\s+of|comprises?|covers?|refers?\s+to|denotes?|stands?\s+for)\b)",
+                      re.IGNORECASE)
+
+
+def defines(statement: str, names: list[str]) -> bool:
+    """Whether the fact names the bridge and then says what it is. A practitioner maps such a
+    description to the name in the next hop without the hop (q26: all five first hops were of this
+    kind, and the verifier rejected each: "the standardized exam with English and Chinese subsets"
+    is AGIEval among a table's benchmarks)."""
+    span = find_surface(names, statement) if statement else None
+    return span is not None and bool(_DEFINES.match(statement[span[1]:]))
+
+
 def picking_words(text: str, bridge_names: list[str], rival_names: list[str]) -> set[str] | None:
     """Stems by which a last hop in prose picks its bridge out among the rivals it also states the
     relation for: the words of its sentences naming the bridge, less those its sentences naming a

@@ -91,3 +91,18 @@ def test_a_number_a_later_hop_writes_with_more_digits_is_to_be_avoided():
                              "Spearman's correlation, 7.9 points above", later, ["BERTbase"])
     assert "74.5" in shared and "81.6" in shared
     assert "7.9" in own  # no later hop writes it
+
+
+def test_a_fact_that_says_what_the_bridge_is_is_a_definition():
+    """q26: "CMMLU, a Chinese multi-subject multiple-choice task" and "AGIEval includes both English and
+    Chinese subsets" identify their bridges by what they are; a practitioner maps that to the name in the
+    next hop's table. What a bridge did or had done to it is no definition."""
+    from builders.chains.fact_words import defines
+
+    assert defines("As for Chinese benchmarks, except for CMMLU, a Chinese multi-subject multiple-choice task, "
+                   "DeepSeek-V3-Base also shows better performance.", ["CMMLU"])
+    assert defines("Note that AGIEval includes both English and Chinese subsets.", ["AGIEval"])
+    assert defines("MMLU-Pro [Wang et al., 2024], a robustly re-evaluated version of MMLU.", ["MMLU-Pro"])
+    assert not defines("For non-reasoning data we utilize DeepSeek-V2.5 to generate responses.", ["DeepSeek-V2.5"])
+    assert not defines("Qwen3-32B outperforms our previous model, QwQ-32B, in most benchmarks.", ["QwQ-32B"])
+    assert not defines("The Helsinki Marine Institute operates the Baltic research vessel.", ["Helsinki Marine Institute"])
