@@ -131,8 +131,6 @@ class ChainConstruction:
             if not c.reason:
                 c.reason = self.source_guess.reason(cand, i, statement, self._other_rows(cand.table_cell)
                                               if into_table else siblings)
-            if not c.reason and defines(statement, self.names(incoming)):
-                c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             c.siblings.append(len(siblings))
             c.sibling_names.append(sorted(siblings)[:6])
             fact = strip_names(statement, self.names(incoming) + self.names(bridges[i - 2] if i >= 2 else ""))
@@ -146,6 +144,8 @@ class ChainConstruction:
             c.avoid_words.append(shared)
             if not c.reason:
                 c.reason = self._hop_reason(i, c)
+            if not c.reason and defines(statement, self.names(incoming)):
+                c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             if not c.reason and shared and not own:
                 c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is worded in a later hop too"
         if len(cand.hops) > 1:
@@ -387,4 +387,4 @@ class ChainConstruction:
         if cell is None:
             return ""
         return table_bridge_reason(cell.row_label, self.view.entity_name.get(cand.hops[-2].bridge, ""),
-                                   self._other_rows(cell))
+                                   self._other_rows(cell), self.view.nodes[cell.table_id].text)

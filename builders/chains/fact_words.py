@@ -37,7 +37,9 @@ def title_names(name: str, titles) -> bool:
     long-CoT" in "KIMI K1.5: SCALING REINFORCEMENT LEARNING WITH LLMS"), or spells out the name's
     capitals ("HiAR-ICL": "High-level Automated Reasoning ... In-Context Learning")."""
     first = re.split(r"[\s/_-]+", name.strip())[0].casefold() if name.strip() else ""
-    words = {w.casefold() for title in titles for w in re.split(r"[^\w.]+", title.replace("-", " ")) if w}
+    # A title taken from a file name ("llm_deepseek_v3_techreport") has its words between underscores.
+    words = {w.casefold() for title in titles for w in re.split(r"[^\w.]+", title.replace("-", " ").replace("_", " "))
+             if w}
     # Only a name's first word: "Learning rate" or "Scaling laws" share an everyday word with a title,
     # not its subject ("Granite-8B-Code-Base" is a name by its digits, "Kimi" by its rarity).
     named = zipf(first) <= TITLE_NAME_ZIPF or any(c.isdigit() for c in name.split()[0])

@@ -33,7 +33,7 @@ _OURS = re.compile(r"\(\s*ours\b|\bours\s*\)|^ours\b", re.IGNORECASE)
 _COUNT_LABEL = re.compile(r"^\s*(#|no\.|num\.?|number of)\s*", re.IGNORECASE)
 
 
-def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str]) -> str:
+def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str], table_text: str = "") -> str:
     """Why a table bridge is no row's own name, or "": a count row ("# Layers"), a row the table marks
     as the authors' own, an ordinary word, or a row of another form than most others. q20: the row
     "vocabulary size" among the embeddings Word2vec, Word-Concept and Glove; a practitioner picks the
@@ -46,7 +46,17 @@ def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str])
         return "pre-check: the table bridge is an ordinary word"
     if other_rows and 2 * sum(name_like(o) != name_like(row_label) for o in other_rows) > len(other_rows):
         return "pre-check: the table bridge's row is of another form than the table's other rows"
+    if other_rows and 2 * sum(bool(_VARIANT.match(o)) for o in other_rows) >= len(other_rows):
+        # q26: "BERTbase" above "+ SN", "+ NATSV (k = 1)": "the unmodified model" is the base row by form.
+        return "pre-check: the table bridge is the base row the other rows modify"
+    if row_label.strip() and row_label.strip() in table_text.split("|---")[0]:
+        # q26: Pfizer's "Components of Other (income)/deductions--net include:" heads the table whose
+        # total row is the bridge: the table's caption or header names the row without the hop.
+        return "pre-check: the table's caption or header names the bridge's row"
     return ""
+
+
+_VARIANT = re.compile(r"^\s*(?:[+\-\u2013\u2212]|w/o?\b|with\b|without\b|no\b)", re.IGNORECASE)
 
 
 def name_like(label: str) -> bool:

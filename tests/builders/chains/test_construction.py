@@ -347,3 +347,17 @@ def test_a_table_row_of_another_form_than_the_others_is_no_bridge():
     assert table_bridge_reason("Word2vec", "Word2vec", ["vocabulary size", "Word-Concept", "GloVe"]) == ""
     # An income statement's rows are all terms: any of them may be a bridge.
     assert table_bridge_reason("Operating income", "operating income", ["Net sales", "Net income", "Total assets"]) == ""
+
+
+def test_a_base_row_its_variants_modify_or_a_row_the_heading_names_is_no_bridge():
+    """q26: "BERTbase" above "+ SN", "+ NATSV (k = 1)" ("the unmodified model" is the base row by its
+    form), and Pfizer's total row "Other (income)/deductions--net" in a table headed "Components of
+    Other (income)/deductions--net include:"."""
+    from builders.chains.name_forms import table_bridge_reason
+
+    assert "base row" in table_bridge_reason("BERTbase", "BERTbase", ["+ SN", "+ NATSV (k = 1)", "BERT-flow"])
+    heading = "| Components of Other deductions-net include: | 2023 |\n|---|---|\n| Interest income | (316) |\n"
+    assert "header names" in table_bridge_reason("Other deductions-net", "other deductions-net", ["Interest income", "Other, net"],
+                                                 heading + "| Other deductions-net | (347) |")
+    assert table_bridge_reason("GPT-4o", "GPT-4o", ["Qwen-2.5-7b", "Google with GPT-4o", "PaSa-7b"],
+                               "| Method | F1 |\n|---|---|\n| GPT-4o | 0.80 |\n| Google with GPT-4o | 0.2 |") == ""

@@ -106,3 +106,12 @@ def test_a_fact_that_says_what_the_bridge_is_is_a_definition():
     assert not defines("For non-reasoning data we utilize DeepSeek-V2.5 to generate responses.", ["DeepSeek-V2.5"])
     assert not defines("Qwen3-32B outperforms our previous model, QwQ-32B, in most benchmarks.", ["QwQ-32B"])
     assert not defines("The Helsinki Marine Institute operates the Baltic research vessel.", ["Helsinki Marine Institute"])
+
+
+def test_a_title_taken_from_a_file_name_names_its_subject():
+    """q26: the DeepSeek-V3 report's title was its file name, "llm_deepseek_v3_techreport_p1-30": told
+    the source, a reader picks DeepSeek-V2.5 among Claude, GPT-4o and Llama as the in-house model."""
+    from builders.chains.fact_words import title_names
+
+    assert title_names("DeepSeek-V2.5", {"llm_deepseek_v3_techreport_p1-30"})
+    assert not title_names("Claude-3.5-Sonnet", {"llm_deepseek_v3_techreport_p1-30"})
