@@ -49,7 +49,7 @@ def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str],
     if other_rows and 2 * sum(bool(_VARIANT.match(o)) for o in other_rows) >= len(other_rows):
         # q26: "BERTbase" above "+ SN", "+ NATSV (k = 1)": "the unmodified model" is the base row by form.
         return "pre-check: the table bridge is the base row the other rows modify"
-    if row_label.strip() and row_label.strip() in table_text.split("|---")[0]:
+    if "|---" in table_text and row_label.strip() and row_label.strip() in table_text.split("|---")[0]:
         # q26: Pfizer's "Components of Other (income)/deductions--net include:" heads the table whose
         # total row is the bridge: the table's caption or header names the row without the hop.
         return "pre-check: the table's caption or header names the bridge's row"
