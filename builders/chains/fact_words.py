@@ -8,6 +8,7 @@ import re
 from builders.chains.bridges import zipf
 from builders.chains.name_forms import stem as _stem
 from builders.chains.statements import find_surface
+from builders.chains.values import number
 from kg.text import split_sentences
 
 # Two frequency rules, for two questions. A word of a fact that is this frequent in English
@@ -115,18 +116,11 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
 def _rounded_in(word: str, later: set[str]) -> bool:
     """A number of the fact that a later hop writes with more digits: rounded, it is the same number
     ("our models achieve an average of 74.5%" and the table's "74.54"), so a reader finds it there."""
-    value = _number(word)
+    value = number(word)
     if value is None or "." not in word:
         return False
     half = 0.5 * 10 ** -len(word.split(".")[-1])
-    return any(v is not None and v != value and abs(v - value) <= half + 1e-9 for v in map(_number, later))
-
-
-def _number(word: str) -> float | None:
-    try:
-        return float(word.replace(",", ""))
-    except ValueError:
-        return None
+    return any(v is not None and v != value and abs(v - value) <= half + 1e-9 for v in map(number, later))
 
 
 # What follows a name that says what the thing *is*, not what it did: an apposition ("CMMLU, a Chinese

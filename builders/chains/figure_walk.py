@@ -34,6 +34,7 @@ from builders.chains.candidate import Candidate, Hop
 from builders.chains.table_walk import TableWalk
 from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_by_axis, normal_label,
                                     value_is_number)
+from builders.chains.values import number
 from builders.chains.verbalize import mentions_entity
 from kg.ingest.pdf.bar_charts import Line as PrintedLine  # a printed line and its box: one definition
 from queries.corpus_view import CorpusView, EvidenceNode
@@ -91,7 +92,7 @@ def axis_ticks(lines: list[PrintedLine]) -> set[int]:
     whose values go up or down in equal steps ("0 1000 2000 3000"). q25: the legend entry "MIS-PO"
     stood above the x-axis tick "1000" and was read as its value; a fork compared that with a
     masking percentage."""
-    numbers = [ln for ln in lines if value_is_number(ln.text) and _float(ln.text) is not None]
+    numbers = [ln for ln in lines if value_is_number(ln.text) and number(ln.text) is not None]
     out: set[int] = set()
     for same_axis, order in ((lambda a, b: abs(a.cy - b.cy) <= ROW_BAND, lambda ln: ln.cx),
                              (lambda a, b: abs(a.cx - b.cx) <= ROW_BAND, lambda ln: ln.cy)):
@@ -104,7 +105,7 @@ def axis_ticks(lines: list[PrintedLine]) -> set[int]:
 def _even_steps(run: list[PrintedLine]) -> list[PrintedLine]:
     """The numbers of `run` (in reading order) that stand in stretches of MIN_TICKS or more going up
     or down by one step (several panels' axes side by side: "0 1000 2000 0 1000 2000")."""
-    values = [_float(o.text) for o in run]
+    values = [number(o.text) for o in run]
     out, start = [], 0
     for end in range(2, len(run) + 1):
         stretch = values[start:end]
@@ -116,13 +117,6 @@ def _even_steps(run: list[PrintedLine]) -> list[PrintedLine]:
     if len(run) - start >= MIN_TICKS:
         out += run[start:]
     return out
-
-
-def _float(text: str) -> float | None:
-    try:
-        return float(text.replace(",", "").replace("%", "").strip())
-    except ValueError:
-        return None
 
 
 def figure_evidence(node: EvidenceNode) -> str:

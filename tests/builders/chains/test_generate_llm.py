@@ -253,19 +253,24 @@ def test_unneeded_hop_with_no_room_to_shrink_is_rejected(workdir, open_store):
     assert gen["calls"] == len(writes) + len(repairs)
 
 
-def test_hop_0_not_needed_is_repaired_then_shrunk(workdir, open_store):
-    """The verifier says hop 0 is not needed every time: the writer gets its reasons once, the
-    rewrite is verified again, and only then is the chain shrunk; every call is counted."""
+def hop_0_never_needed(workdir, open_store, fake, max_hops: int):
+    """A text-chain run of n=2 against `fake`, whose verifier finds hop 0 never needed: the store, the
+    run's report and every request the endpoint received."""
     from builders.chains.generate import run_generate
 
-    fake = FakeLLM(not_needed={0})
     with ScriptedLLMServer(responder=fake) as server:
         settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
         settings.generate.types = ["text_chain"]
-        settings.generate.min_hops, settings.generate.max_hops = 2, 3
+        settings.generate.min_hops, settings.generate.max_hops = 2, max_hops
         store = open_store(settings.store.data_dir)
         report = run_generate(RunContext.open(settings, store, console=Quiet()))
-        reqs = list(server.chat_requests)
+        return store, report, list(server.chat_requests)
+
+
+def test_hop_0_not_needed_is_repaired_then_shrunk(workdir, open_store):
+    """The verifier says hop 0 is not needed every time: the writer gets its reasons once, the
+    rewrite is verified again, and only then is the chain shrunk; every call is counted."""
+    store, report, reqs = hop_0_never_needed(workdir, open_store, FakeLLM(not_needed={0}), max_hops=3)
     chain_reqs = [r for r in reqs if task_of(r.body) in CHAIN_TASKS]
     repairs = [r for r in chain_reqs if is_repair(r.body)]
     assert repairs, "no chain was verbalized; the test proves nothing"
@@ -292,21 +297,14 @@ def test_no_repair_is_paid_for_when_the_verifier_says_the_evidence_gives_the_ans
     """q20: the verifier found a table row a practitioner picks unaided; two repairs were written and
     rejected again. When the verdict says rewording cannot fix it, the chain goes on to shrinking
     (or rejection) without a repair call."""
-    from builders.chains.generate import run_generate
-
-    fake = FakeLLM(not_needed={0}, rewordable=False)
-    with ScriptedLLMServer(responder=fake) as server:
-        settings = make_settings(workdir / ".hopgraph", server.base_url, n=2)
-        settings.generate.types = ["text_chain"]
-        settings.generate.min_hops, settings.generate.max_hops = 2, 2
-        store = open_store(settings.store.data_dir)
-        report = run_generate(RunContext.open(settings, store, console=Quiet()))
-        reqs = [r for r in server.chat_requests if task_of(r.body) in CHAIN_TASKS]
+    store, report, everything = hop_0_never_needed(workdir, open_store, FakeLLM(not_needed={0}, rewordable=False),
+                                                   max_hops=2)
+    reqs = [r for r in everything if task_of(r.body) in CHAIN_TASKS]
     got = chains(store)
     assert got and all("hop 0 not needed" in c["reject_reason"] for c in got)
     assert not [r for r in reqs if is_repair(r.body)]
     assert Counter(task_of(r.body) for r in reqs) == {"verbalize_chain": len(got), "verify_chain": len(got)}
-    assert report.llm["total"]["calls"] == len(server.chat_requests)
+    assert report.llm["total"]["calls"] == len(everything)
 
 
 def test_a_repair_the_verifier_accepts_is_kept(workdir, open_store):
