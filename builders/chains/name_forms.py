@@ -98,8 +98,14 @@ def list_length(sentence: str, surface: str) -> int:
     if closing:
         count, closed = count + bool(closing.group(1)), True
     k = at
-    while (closing or not lead.strip()) and k > 0 and len(parts[k - 1].split()) <= MAX_ITEM_WORDS:
-        k, count = k - 1, count + 1
+    while (closing or not lead.strip()) and k > 0:
+        if len(parts[k - 1].split()) <= MAX_ITEM_WORDS:
+            k, count = k - 1, count + 1
+            continue
+        # A longer stretch opens the list: its lead-in ends with the first item ("Figure 2 shows our
+        # performance on Codeforces, Swe-Bench and τ-bench", q27), a word of the name's form.
+        count += _first_item(parts[k - 1], surface)
+        break
     k = at
     while k + 1 < len(parts) and not closed:
         nxt = parts[k + 1]
@@ -111,3 +117,10 @@ def list_length(sentence: str, surface: str) -> int:
             break
         k += 1
     return count if count >= 3 and closed else 0
+
+
+def _first_item(part: str, surface: str) -> bool:
+    """Whether a lead-in ends with a list item of `surface`'s form: a last word whose case matches."""
+    words = part.split()
+    last = words[-1] if words else ""
+    return bool(last[:1].isalpha() and surface[:1].isalpha() and last[:1].isupper() == surface[:1].isupper())

@@ -275,7 +275,7 @@ async def _verified(view: CorpusView, draft: Draft, settings: Settings, call, co
     if not verdict.ok:
         return Outcome(draft, None, "failed", f"verify call failed: {verdict.error}")
     draft.prompt_versions["verify_chain"] = verdict.prompt_version
-    v = llm_verification(view, draft, verdict.value)
+    v = llm_verification(view, draft, verdict.value, settings.verify.answer_match)
     empirical = None
     if settings.verify.necessity == "empirical":
         replies = await asyncio.gather(*(call(r) for r in answer_requests(view, draft, settings)))

@@ -185,6 +185,16 @@ def measured_by_axis(cell: TableCell) -> bool:
     return not cell.column_label.startswith(LONE_VALUE)
 
 
+_WORD_BREAK = re.compile(r"[a-z]-$")  # "Real-world software engineer-": the word goes on in the next row
+
+
+def wrapped_rows(grid: TableGrid) -> set[int]:
+    """Rows a wrapped cell was split over ("engineer-" / "ing tasks", gpt-oss's Table 13, q27): a
+    cell ending in a broken word and the row after it hold halves of cells, no value as printed."""
+    broken = {i for i, row in enumerate(grid.rows) if any(_WORD_BREAK.search(c.strip()) for c in row)}
+    return broken | {i + 1 for i in broken}
+
+
 class TableIndex:
     """The answerable cells of every table chunk that may be evidence, by row, and the entities naming rows."""
 
@@ -219,7 +229,7 @@ class TableIndex:
         at = label_column(grid)
         grouped = {i for i in range(len(grid.rows) - 1)
                    if grid.rows[i][at:at + 1] != [""] and grid.rows[i + 1][at:at + 1] == [""]}
-        cells = [c for c in table_cells(grid) if c.row not in grouped]
+        cells = [c for c in table_cells(grid) if c.row not in grouped | wrapped_rows(grid)]
         headers = Counter({c.column: c.column_label for c in cells}.values())
         labels = Counter({c.row: c.row_label for c in cells}.values())
         text = normal_text(node.text)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from builders.chains.fork_walk import answer_holds
+from builders.chains.necessity import is_right
 from builders.chains.statements import StatementIndex
 from builders.chains.windows import evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
@@ -254,7 +255,7 @@ def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip
     return "\n".join(lines)
 
 
-def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
+def llm_verification(view: CorpusView, draft: Draft, reply, answer_match: float = 0.6) -> ChainVerdict:
     """Combine the verifier's answers (ChainVerification) with the deterministic checks."""
     n = len(draft.candidate.hops)
     v = ChainVerdict(method="llm")
@@ -264,6 +265,7 @@ def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
         without += [True] * (n - len(without))
         v.reasons.append("verifier returned fewer hop verdicts than hops")
     v.necessary = [not w for w in without]
+    guessed_without(draft, list(getattr(reply, "guess_without", []) or [])[:n], v, answer_match)
     v.no_shortcut = not reply.single_item_answers
     v.faithful = bool(reply.faithful)
     v.standalone = bool(reply.standalone) and is_standalone(draft.question)
@@ -274,3 +276,19 @@ def llm_verification(view: CorpusView, draft: Draft, reply) -> ChainVerdict:
         v.reasons.append(str(reply.reasons)[:300])
     fork_checks(draft, v)
     return v
+
+
+def guessed_without(draft: Draft, guesses: list[str], v: ChainVerdict, answer_match: float) -> None:
+    """A hop is not needed when the verifier, with that hop covered, guesses the answer anyway.
+
+    Strict reads of accepted chains (q21-q25) found a third guessable: "the baseline with just 1
+    layer" among Transformer rows is the BiLSTM to anyone in the field, and the verifier that saw
+    it said the hop was needed. Asked to write the answer it would give without each item, a
+    model commits to a guess; the guess is judged by the same rule as the empirical probe
+    (necessity.is_right). Forks are exempt: without one branch a comparison is a coin toss."""
+    if draft.candidate.graph_type.endswith("fork"):
+        return
+    for i, guess in enumerate(guesses):
+        if i < len(v.necessary) and v.necessary[i] and guess and is_right(guess, draft.answer, answer_match):
+            v.necessary[i] = False
+            v.reasons.append(f"with item {i} covered the verifier still guessed {guess[:80]!r}, the answer")

@@ -84,6 +84,12 @@ class VerbalizedChain(TaskModel):
 
 
 class ChainVerification(TaskModel):
+    # Written first: the answer the verifier would give with each item covered. A hop whose guess is
+    # the reference answer is not needed, whatever the boolean below says (verify.llm_verification).
+    guess_without: list[str] = Field(
+        default_factory=list,
+        description="Per hop, in order: the answer you would give with that hop's evidence covered ('' if none)."
+    )
     answerable_without: list[bool] = Field(
         description="Per hop, in order: is the question still answerable with that hop's evidence removed?"
     )

@@ -155,6 +155,9 @@ def test_how_long_a_list_a_name_stands_in():
     assert list_length(exclusions, "intangible asset amortization expense") == 6
     assert list_length("We compare BERT, RoBERTa and XLNet on GLUE.", "RoBERTa") == 3
     assert list_length("We use BERT, RoBERTa, and XLNet.", "XLNet") == 3
+    # a long lead-in ends with the list's first item (q27: Swe-Bench picked out of three benchmarks)
+    assert list_length("Figure 2 shows our performance on Codeforces, Swe-Bench and τ-bench retail.", "Swe-Bench") == 3
+    assert list_length("As shown in Table 3 and in Section 5, TENER and BiLSTM perform well.", "TENER") == 0
     # Commas between clauses make no list, nor does a name its item goes on past.
     assert list_length("For English-Russian, unknown names can only rarely be copied, and usually need "
                        "transliteration.", "English-Russian") == 0

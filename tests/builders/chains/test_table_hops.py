@@ -252,6 +252,15 @@ def test_only_cells_a_reader_can_find_by_row_and_column_are_answers():
     assert cells[("Code", "Notes")] == "fine"
 
 
+def test_a_cell_wrapped_over_two_rows_is_no_answer():
+    """gpt-oss's Table 13 (q27): "Real-world software engineer-" / "ing tasks" are halves of one cell."""
+    cells, _ = _index("| Evaluation | Split | Capability |\n|---|---|---|\n"
+                      "| SWE-bench | Verified | Real-world software engineer- |\n| (N=477) | | ing tasks |\n"
+                      "| OpenAI PRs | All | Real world ML research tasks |\n| PaperBench | Full | ML paper replication |")
+    assert ("OpenAI PRs", "Capability") in cells and ("PaperBench", "Split") in cells
+    assert not any(row in ("SWE-bench", "(N=477)") for row, _ in cells)
+
+
 def test_a_cell_with_an_unreadable_glyph_is_no_answer():
     """The PDF maps a sign to nothing ("\ufffd20" in the Glendhu row): the value is not known."""
     cells, _ = _index("| Catchment | Low flow | Total flow |\n|---|---|---|\n"

@@ -73,3 +73,38 @@ def test_a_strict_forks_written_answer_must_give_the_computed_comparison():
     assert not _fork_verdict("71.4", diff).passed and not _fork_verdict("4.5", diff).passed
     pct = {**diff, "answer": "33 percentage points"}
     assert _fork_verdict("33 percentage points", pct).passed and not _fork_verdict("54%", pct).passed
+
+
+def _serial_verdict(guesses: list[str], answer: str = "72.6", graph_type: str = "text_chain") -> ChainVerdict:
+    """The LLM verdict of a chain whose verifier said every item is needed, with its guesses."""
+    from types import SimpleNamespace
+
+    from builders.chains.verify import llm_verification
+    from queries.corpus_view import CorpusView
+
+    draft = _draft(graph_type, ["BiLSTM", answer], answer)
+    draft.hops[1] = HopText(sub_question="What MNLI-mm score does the BiLSTM get?", answer=answer)
+    reply = SimpleNamespace(guess_without=guesses, answerable_without=[False, False], single_item_answers=False,
+                            faithful=True, standalone=True, closed_book_answerable=False, reasons="")
+    return llm_verification(CorpusView(), draft, reply)
+
+
+def test_a_hop_is_not_needed_when_the_verifier_guesses_the_answer_without_it():
+    # q24: "the baseline with just 1 layer" among Transformer rows; the verifier said "needed"
+    # but, asked what it would answer with item 0 covered, gives the BiLSTM's cell.
+    v = _serial_verdict(["72.6", ""])
+    assert v.necessary == [False, True] and not v.passed
+    assert v.first_failure().startswith("hop 0 not needed")
+    assert "still guessed '72.6'" in v.reasons[0]
+
+
+def test_a_wrong_or_empty_guess_leaves_the_hop_needed():
+    assert _serial_verdict(["71.8", ""]).passed  # another row's value
+    assert _serial_verdict(["", ""]).passed
+    assert _serial_verdict(["unanswerable", "unanswerable"]).passed
+    assert _serial_verdict([]).passed  # a cached reply from before the field existed
+
+
+def test_a_forks_guess_without_one_branch_is_a_coin_toss_and_is_ignored():
+    v = _serial_verdict(["PRIMERA", ""], answer="PRIMERA", graph_type="parallel_visual_textual_fork")
+    assert v.necessary == [True, True]
