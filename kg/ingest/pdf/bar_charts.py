@@ -193,6 +193,37 @@ def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
     return joined
 
 
+TICK_GAP = 14.0  # points between a bar's base and the top of a tick label line under it (a second line too)
+TICK_CENTRE = 3.5  # points between a bar's middle and the middle of its (rotated) tick label's box
+MAX_BAR_WIDTH = 40.0  # points: a wider filled shape is a panel's background, not a bar
+MIN_CENTRED = 0.75  # share of the labels at the bars' base that must stand centred under one bar
+
+
+def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
+    """id(bar) -> the name printed under it, for charts with no legend whose every bar carries its own
+    tick label (gpt-oss's Figure 1: five panels, each bar named at 30 degrees under it, a label of two
+    lines for "o3 (tool)"). Rotated labels are set either centred under their tick or ending at it;
+    only the first kind can be read from boxes (a box ending at its tick is centred over the bar
+    before), so nothing is read unless MIN_CENTRED of the labels at the bars' base stand centred
+    under one bar each."""
+    bars = [f for f in fills if 2 <= f.rect[2] - f.rect[0] <= MAX_BAR_WIDTH and f.rect[3] - f.rect[1] >= 1]
+
+    def under(tick: Line) -> list[Fill]:
+        return [b for b in bars if -2 <= tick.y0 - b.rect[3] <= TICK_GAP]
+
+    at_base = [t for t in ticks if any(c.isalpha() for c in t.text) and under(t)]
+    lines_of: dict[int, list[Line]] = {}
+    by_id = {id(b): b for b in bars}
+    for tick in at_base:
+        centred = [b for b in under(tick) if abs((b.rect[0] + b.rect[2]) / 2 - tick.cx) <= TICK_CENTRE]
+        if len(centred) == 1:
+            lines_of.setdefault(id(centred[0]), []).append(tick)
+    if not at_base or sum(len(v) for v in lines_of.values()) < MIN_CENTRED * len(at_base):
+        return {}
+    names = {k: " ".join(" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)) for k, v in lines_of.items()}
+    return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
+
+
 def _inside(mark: Fill, bar: Fill) -> bool:
     x0, y0, x1, y1 = mark.rect
     bx0, by0, bx1, by1 = bar.rect
@@ -237,9 +268,13 @@ def bar_groups(bars: list[Fill], vertical: bool) -> list[list[Fill]]:
     return groups
 
 
-def _at_base(label: Line, group: list[Fill], vertical: bool) -> bool:
+def _at_base(label: Line, group: list[Fill], vertical: bool, titled: bool = False) -> bool:
     """The label stands just beyond the group's own base: under its bars (vertical) or left of them,
-    not under another row of panels further down the page."""
+    not under another row of panels further down the page. With `titled` (the bars' own tick labels
+    stand under them) the group's label is the panel's title over its bars and their numbers."""
+    if titled:  # over the tallest bar, by no more than the panel's height (its axis reaches that high)
+        top, height = min(b.rect[1] for b in group), max(b.rect[3] - b.rect[1] for b in group)
+        return -2 <= top - label.y1 <= height + LABEL_GAP
     if vertical:
         base = max(b.rect[3] for b in group)
         return -2 <= label.y0 - base <= LABEL_GAP
@@ -247,7 +282,8 @@ def _at_base(label: Line, group: list[Fill], vertical: bool) -> bool:
     return -2 <= base - label.x1 <= LABEL_GAP
 
 
-def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool) -> dict[int, str]:
+def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool,
+                titled: bool = False) -> dict[int, str]:
     """Group index -> the axis label centred within its span (the nearest to its middle); a label two
     groups would claim names neither."""
     lo, hi = (0, 2) if vertical else (1, 3)
@@ -256,7 +292,7 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool) ->
         start, end = group[0].rect[lo], group[-1].rect[hi]
         middle = (start + end) / 2
         inside = [g for g in labels if start - 2 <= (g.cx if vertical else g.cy) <= end + 2
-                  and _at_base(g, group, vertical)]
+                  and _at_base(g, group, vertical, titled)]
         if inside:
             chosen[k] = min(inside, key=lambda g: abs((g.cx if vertical else g.cy) - middle))
     taken = [id(g) for g in chosen.values()]
@@ -271,23 +307,25 @@ def _axis_unit(texts: list[str]) -> str:
     return "%" if percent and units <= {"%", "in %"} else ""
 
 
-def read_bars(lines: list[Line], fills: list[Fill],
-              titles: list[str] | None = None) -> list[tuple[str, str, str, str]]:
-    """(series, group, value, unit) for each bar whose colour the legend names, whose group label the
-    axis prints and whose number only it claims; [] for anything that is not such a chart. The unit is
+def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = None,
+              ticks: list[Line] | None = None) -> list[tuple[str, str, str, str]]:
+    """(series, group, value, unit) for each bar whose colour the legend names (or, with no legend,
+    whose own tick label names it: `ticks`, the figure's rotated lines), whose group label the axis
+    prints and whose number only it claims; [] for anything that is not such a chart. The unit is
     "%" when an axis title says the values are percentages ("Accuracy / Percentile (%)"), else "";
     `titles`: every printed text of the figure, rotated axis titles too (default: the lines')."""
     lines = [part for line in lines for part in split_numbers(line)]
     colours, swatches = legend(lines, fills)
-    if len(colours) < MIN_SERIES:
+    named = tick_names(ticks or [], fills) if len(colours) < MIN_SERIES else {}
+    if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
         return []
-    bars = [f for i, f in enumerate(fills) if i not in swatches and _colour(f) in colours]
+    bars = [f for i, f in enumerate(fills) if i not in swatches and (_colour(f) in colours or id(f) in named)]
     if len(bars) < MIN_BARS:
         return []
-    vertical = _orientation(bars) == "vertical"
+    vertical = bool(named) or _orientation(bars) == "vertical"
     numbers = [ln for ln in lines if _is_number(ln.text)]
     groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical)
-    names = name_groups(groups, group_labels(lines, vertical), vertical)
+    names = name_groups(groups, group_labels(lines, vertical), vertical, titled=bool(named))
     group_of = {id(bar): names.get(k) for k, group in enumerate(groups) for bar in group}
     # Every filled shape may stand under a number, a bar of a colour no legend names too: a number
     # that could be its is nobody's. A mark drawn on a bar (a logo at its top) is no bar.
@@ -307,6 +345,7 @@ def read_bars(lines: list[Line], fills: list[Fill],
         group = group_of[id(bar)]
         if len(mine) == 1 and group:
             value = mine[0].text.strip()
-            out.append((colours[_colour(bar)], group, value, "" if "%" in value else unit))
+            series = named.get(id(bar)) or colours[_colour(bar)]
+            out.append((series, group, value, "" if "%" in value else unit))
     pairs = [(s, g) for s, g, _v, _u in out]
     return [t for t in out if pairs.count((t[0], t[1])) == 1]  # two bars of one series in one group: unread

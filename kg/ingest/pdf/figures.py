@@ -250,7 +250,8 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
         fills = [f for f in page.fills if box.intersects(pymupdf.Rect(f.rect))]
         try:
             bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills,
-                             [ln.text.strip() for ln in ordered])
+                             [ln.text.strip() for ln in ordered],
+                             [ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if not ln.upright])
         except (ValueError, KeyError, IndexError, ZeroDivisionError):
             bars = []  # reading bars is an extra: a drawing it cannot make sense of costs no document
         figures[index].bar_values = json.dumps([list(b) for b in bars]) if bars else ""

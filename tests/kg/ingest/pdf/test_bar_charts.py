@@ -190,3 +190,70 @@ def test_a_chart_the_reader_cannot_make_sense_of_costs_no_document(tmp_path, mon
     parsed = read_pdf(grouped_bar_chart_report(tmp_path / "grouped.pdf"), tmp_path / "assets", workers=1)
     chart = next(i for i in parsed.images if i.label == "Figure 1")
     assert chart.bar_values == "" and "Korvex" in chart.visible_text
+
+
+def _panel_chart(page, centred: bool = True):
+    """Two panels without a legend, each bar named by its own label set at 30 degrees under it (gpt-oss's
+    Figure 1), each panel titled over its bars; `centred` False sets each label to end at its tick."""
+    import pymupdf
+
+    models = (("Zorvan-L", BLUE), ("Zorvan-S", ORANGE), ("Kettle-7", GREY))
+    page.draw_rect(pymupdf.Rect(80, 120, 560, 350), color=(0, 0, 0), width=0.8)
+    values = {"Harbour": ("91.2", "84.6", "77.3"), "Canal": ("66.1", "58.9", "71.4")}
+    for p, (panel, numbers) in enumerate(values.items()):
+        left = 100 + 220 * p
+        page.insert_text((left + 8, 140), f"{panel} (Traffic)", fontsize=8)
+        for b, ((name, colour), value) in enumerate(zip(models, numbers)):
+            x, top = left + 20 * b, 300 - 1.5 * float(value)
+            page.draw_rect(pymupdf.Rect(x, top, x + 16, 300), color=None, fill=colour)
+            page.insert_text((x + 1, top - 3), value, fontsize=7)
+            width = pymupdf.get_text_length(name, fontsize=7)
+            # rotated about its start, a label rising at 30 degrees spans about 0.87 x width across
+            start = x + 8 - (0.87 * width) / 2 if centred else x + 8 - 0.87 * width
+            origin = pymupdf.Point(start, 308 + 0.5 * width)
+            page.insert_text(origin, name, fontsize=7, morph=(origin, pymupdf.Matrix(30)))
+    page.insert_text((72, 370), "Figure 1: Scores of three systems on two traffic tasks, each panel one task, each bar one system.",
+                     fontsize=10)
+
+
+def test_bars_named_by_their_own_rotated_labels_are_read_without_a_legend(tmp_path):
+    """No legend: each bar carries its own name at 30 degrees under it, each panel a title over its
+    bars. The names are read from the labels centred under the bars, the groups from the titles."""
+    import pymupdf
+
+    from pdf_maker import save
+
+    doc = pymupdf.open()
+    _panel_chart(doc.new_page(width=612, height=792))
+    parsed = read_pdf(save(doc, tmp_path / "panels.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    bars = {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+    assert bars == {("Zorvan-L", "Harbour (Traffic)"): "91.2", ("Zorvan-S", "Harbour (Traffic)"): "84.6",
+                    ("Kettle-7", "Harbour (Traffic)"): "77.3", ("Zorvan-L", "Canal (Traffic)"): "66.1",
+                    ("Zorvan-S", "Canal (Traffic)"): "58.9", ("Kettle-7", "Canal (Traffic)"): "71.4"}
+
+
+def test_labels_set_to_end_at_their_tick_name_no_bar(tmp_path):
+    """A label that ends at its tick has its box's middle over the bar before: no name is guessed."""
+    import pymupdf
+
+    from pdf_maker import save
+
+    doc = pymupdf.open()
+    _panel_chart(doc.new_page(width=612, height=792), centred=False)
+    parsed = read_pdf(save(doc, tmp_path / "ending.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    assert chart.bar_values == ""
+
+
+def test_a_tick_label_names_only_the_bar_it_stands_centred_under():
+    from kg.ingest.pdf.bar_charts import tick_names
+
+    bars = [Fill((100, 200, 116, 300), BLUE), Fill((140, 220, 156, 300), ORANGE), Fill((180, 240, 196, 300), GREY)]
+    background = Fill((90, 150, 210, 300), (1.0, 1.0, 1.0))
+    centred = [Line("Alpha", 101, 301, 115, 320), Line("Beta", 141, 301, 155, 318), Line("Gamma", 181, 301, 195, 322),
+               Line("(tool)", 142, 310, 154, 325)]  # a label's second line joins its first
+    names = tick_names(centred, [background, *bars])
+    assert sorted(names.values()) == ["Alpha", "Beta (tool)", "Gamma"]
+    shifted = [Line(t.text, t.x0 - 12, t.y0, t.x1 - 12, t.y1) for t in centred]  # ending at the tick
+    assert tick_names(shifted, bars) == {}
