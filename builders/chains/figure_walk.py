@@ -137,16 +137,18 @@ def figure_evidence(node: EvidenceNode) -> str:
 
 
 def _bar_reading(bars: list[tuple[str, str, str, str]], printed: list[str]) -> str:
-    """A bar chart written down: which value stands at which bar (the picture says it by colour), then
-    the rest of its printed text (axis titles, a series whose bars could not be read), numbers left out:
-    each is in the bars' lines or is a tick."""
-    series: dict[str, list[str]] = {}
+    """A bar chart written down: which value stands at which bar (the picture says it by colour or by
+    the label under each bar), one sentence per group, so an evidence window keeps the asked group
+    whole with its rivals (gpt-oss's Figure 1 reads to 24 bars, longer than a window); then the rest
+    of its printed text (axis titles, a series whose bars could not be read), numbers left out: each
+    is in the bars' lines or is a tick."""
+    groups: dict[str, list[str]] = {}
     for name, group, value, unit in bars:
-        series.setdefault(name, []).append(f"{group} {value}{unit}")
+        groups.setdefault(group, []).append(f'"{name}" {value}{unit}')
     axis = "; the value axis is in %" if any(unit == "%" for *_rest, unit in bars) else ""
-    text = (f"Values printed at the bars (series by the legend's colour, group by the axis label{axis}): "
-            + "; ".join(f'"{name}": ' + ", ".join(values) for name, values in series.items()))
-    names, groups = set(series), {group for _s, group, _v, _u in bars}
+    text = (f"Values printed at the bars (each bar named by the legend's colour or its own label{axis}).\n"
+            + "\n".join(f'Bars at "{group}": ' + ", ".join(values) + "." for group, values in groups.items()))
+    names = {name for name, _g, _v, _u in bars}
     rest = [p for p in dict.fromkeys(printed) if not all(value_is_number(w) for w in p.split())
             and p not in names and not any(p in g for g in groups)]
     return text + ("\nOther text printed in the figure: " + "; ".join(f'"{p}"' for p in rest) if rest else "")

@@ -249,6 +249,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
         keep = [view.entity_name.get(e, "") for e in (incoming, hop.bridge, cand.answer_entity) if e]
         fork = cand.meta.get("fork")  # a strict fork: each branch's value stays in its window
         keep += [p["value"] for p in (fork or {}).get("parts", []) if p["hop"] == i]
+        keep += _cell_words(cand, i)
         item = {
             "index": i,
             "modality": evidence_modality(node),
@@ -317,6 +318,17 @@ def _construction_hints(construction: dict, i: int, n_hops: int, incoming: bool,
     if i == n_hops - 1 and construction.get("answer_rival_names"):
         hints["other_answers_in_this_hop"] = construction["answer_rival_names"]
     return hints
+
+
+def _cell_words(cand: Candidate, i: int) -> list[str]:
+    """The group (column) and value of the cell hop i answers or identifies its bridge by: a figure's
+    window keeps that group's sentence (figure_walk._bar_reading), a long caption naming the bridge
+    first would take the window otherwise."""
+    cell = cand.table_cell if i == len(cand.hops) - 1 else None
+    fact = cand.meta.get("figure_fact") or cand.meta.get("table_fact") or {}
+    if cell is not None:
+        return [cell.column_label, cell.value]
+    return [fact.get("column", ""), fact.get("value", "")] if fact.get("hop") == i else []
 
 
 def evidence_modality(node, vlm: str = "image") -> str:

@@ -169,7 +169,9 @@ def test_a_grouped_chart_is_a_table_of_series_by_group(grouped_view):
     cand = drawn[0]
     cand.meta["construction"] = walker.construction.check(cand).to_dict()
     evidence = json.loads(_hops(verbalize_request(view, cand, settings)))[-1]["evidence"]
-    assert '"Korvex": Harbour (Acc.) 68.2, Canal (Acc.) 69.5, Estuary (Acc.) 61.7' in evidence
+    # one sentence per group, each bar with its value: the asked group's rivals stay in one window
+    assert 'Bars at "Harbour (Acc.)": "Tessaline" ' in evidence and '"Korvex" 69.5' in evidence
+    assert 'Bars at "Estuary (Acc.)": "Tessaline" 58.2, "Korvex" 61.7, "Brumhal" 66.8.' in evidence
 
 
 @pytest.mark.timeout(600)
@@ -207,3 +209,19 @@ def test_the_model_a_report_is_named_after_is_no_bridge_among_rivals_it_does_not
     drawn = [c for c in (walker.sample("text_initiated_chain") for _ in range(60)) if c is not None]
     reasons = {c.table_cell.row_label: walker.construction.check(c).reason for c in drawn}
     assert "title" in reasons["Tessaline"] and reasons.get("Korvex") == ""
+
+
+def test_a_long_chart_reading_keeps_the_asked_groups_sentence_in_the_window():
+    """gpt-oss's Figure 1 (q27): a caption naming the bridge and 24 bars run past a window, which kept
+    the caption and no value. Read a group a sentence, the window centres on the asked group's."""
+    from builders.chains.figure_walk import _bar_reading
+    from builders.chains.windows import evidence_window
+
+    models = ("o3", "o3-mini", "o4-mini", "Zorvan-120b", "Zorvan-20b")
+    groups = [f"Benchmark {k} (Competition Tasks) (With Tools)" for k in range(8)]
+    bars = [(m, g, f"{60 + k + 0.1 * j:.1f}", "") for k, g in enumerate(groups) for j, m in enumerate(models)]
+    caption = 'Caption: "Figure 1: We compare the Zorvan models to o3, o3-mini and o4-mini. ' + "More words. " * 40 + '"'
+    text = f"{caption}\n{_bar_reading(bars, [])}"
+    assert len(text) > 1500
+    window = evidence_window(text, 1500, ["o4-mini", groups[6], "66.2"])
+    assert f'Bars at "{groups[6]}": "o3" 66.0, "o3-mini" 66.1, "o4-mini" 66.2, "Zorvan-120b" 66.3' in window
