@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import defines, fact_words, picking_words, title_stems, word_stems
+from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
@@ -155,7 +155,7 @@ class ChainConstruction:
             if not c.reason and c.answer_rivals < self.min_answer_rivals:
                 c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
             if not c.reason and cand.table_cell is not None:
-                c.reason = self._table_answer(cand.table_cell)
+                c.reason = self._table_answer(cand.table_cell, facts[-1] if facts else "")
             elif not c.reason and is_value(cand.answer_entity) and bridge_beside_rivals(
                     self.statements, cand.hops[-1].node_id, bridges[-1], cand.answer_entity, rivals):
                 c.reason = "pre-check: the last hop names its bridge beside other answers too (it picks no one answer)"
@@ -167,11 +167,13 @@ class ChainConstruction:
             c.reason = "pre-check: the earlier hops' facts retrieve the last hop first"
         return c
 
-    def _table_answer(self, cell: TableCell) -> str:
+    def _table_answer(self, cell: TableCell, fact: str) -> str:
         if len(self._other_rows(cell)) < MIN_ROW_RIVALS:
             return "pre-check: the table has fewer than 3 answerable rows (its row is found by elimination)"
         if self._cells_of(cell).same_value_rows(cell):  # "256" in four of five rows of a hyperparameter table
             return "pre-check: another row of the table has the same value (the bridge picks no one answer)"
+        if compares(fact) and extreme(cell.value, self._cells_of(cell).column_rivals(cell)):
+            return "pre-check: the bridge is described by a comparison and its value is its column's extreme"
         return ""
 
     @staticmethod

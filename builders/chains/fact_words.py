@@ -153,3 +153,22 @@ def picking_words(text: str, bridge_names: list[str], rival_names: list[str]) ->
     own = [s for s in sentences if find_surface(bridge_names, s) is not None]
     others = [s for s in sentences if s not in own and find_surface(rival_names, s) is not None]
     return word_stems(" ".join(own)) - word_stems(" ".join(others))
+
+
+# Words by which a fact ranks its subject against others ("the gpt-oss-20b model lags behind", "X
+# outperforms all baselines"): a reader of the later hop alone picks the extreme value they point to.
+_COMPARES = re.compile(r"\b(?:lag(?:s|ged|ging)?|behind|best|worst|highest|lowest|strongest|weakest|largest|"
+                       r"smallest|fastest|slowest|outperform\w*|surpass\w*|exceed\w*|beat(?:s)?|"
+                       r"better|worse|higher|lower|state-of-the-art|top)\b", re.IGNORECASE)
+
+
+def compares(fact: str) -> bool:
+    """Whether a fact describes its subject by ranking it against others."""
+    return bool(_COMPARES.search(fact or ""))
+
+
+def extreme(value: str, rivals: list[str]) -> bool:
+    """Whether `value` is the largest or smallest number among itself and 2+ rival numbers (q27: "the
+    model that lags behind on GPQA" is the lowest bar of the GPQA panel, whatever hop 0 says)."""
+    mine, others = number(value), [n for n in (number(r) for r in rivals) if n is not None]
+    return mine is not None and len(others) >= 2 and (mine > max(others) or mine < min(others))

@@ -115,3 +115,14 @@ def test_a_title_taken_from_a_file_name_names_its_subject():
 
     assert title_names("DeepSeek-V2.5", {"llm_deepseek_v3_techreport_p1-30"})
     assert not title_names("Claude-3.5-Sonnet", {"llm_deepseek_v3_techreport_p1-30"})
+
+
+def test_a_comparison_that_points_at_its_columns_extreme_is_found():
+    from builders.chains.fact_words import compares, extreme
+
+    assert compares("On knowledge tasks such as GPQA, the smaller model lags behind due to its size.")
+    assert compares("The method outperforms all baselines on both datasets.")
+    assert not compares("The model reaches a recall of 89.53 on MSRA.")
+    assert extreme("71.5", ["83.3", "77.0", "81.4", "80.1"]) and extreme("98.7", ["95.2", "87.3"])
+    assert not extreme("80.1", ["83.3", "77.0", "81.4"])  # in between: the comparison picks no bar
+    assert not extreme("71.5", ["83.3"]) and not extreme("n/a", ["1", "2"])  # too few rivals; no number
