@@ -124,7 +124,9 @@ class ChainConstruction:
             rows = self._named_beside(self._other_rows(cand.table_cell), statement) if into_table else 0
             # Into a table only its rows are candidates: names beside the bridge that label no row
             # ("Rouge-1, Rouge-2" beside "BART") leave nothing to eliminate; rows named beside it do.
-            c.rivals.append(rows if into_table else rivals)
+            # A list it is one item of still says nothing of it but its name (PG&E's "..., special tax
+            # items, and investigation remedies", q27).
+            c.rivals.append(max(rows, self._listed(incoming, statement)) if into_table else rivals)
             if rows and not c.reason:
                 c.reason = f"pre-check: hop {i - 1} names other rows of the table beside its bridge"
             siblings = self._siblings(cand, i, incoming)
@@ -228,10 +230,13 @@ class ChainConstruction:
     def _rivals(self, node_id: str, ent: str, statement: str) -> int:
         """Other specific entities of `ent`'s kind named in the identifying sentence, or the other items
         of a list it stands in there (name_forms.list_length), whichever are more."""
-        span = find_surface(self.names(ent), statement) if statement else None
-        listed = list_length(statement, statement[span[0]:span[1]]) - 1 if span else 0
-        return max(listed, sum(1 for e in self.view.mentions.get(node_id, ()) if e != ent and self.same_kind(ent, e)
+        return max(self._listed(ent, statement), sum(1 for e in self.view.mentions.get(node_id, ()) if e != ent and self.same_kind(ent, e)
                                and self.statements.rules.specific(e) and find_surface(self.names(e), statement)))
+
+    def _listed(self, ent: str, statement: str) -> int:
+        """The other items of the comma list `ent` stands in within the statement (0: in none)."""
+        span = find_surface(self.names(ent), statement) if statement else None
+        return list_length(statement, statement[span[0]:span[1]]) - 1 if span else 0
 
     @staticmethod
     def _named_beside(labels: list[str], statement: str) -> int:

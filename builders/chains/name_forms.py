@@ -94,7 +94,7 @@ def list_length(sentence: str, surface: str) -> int:
         count, closed = 2, True
     elif tail.strip(" .;:)"):
         return 0  # the item goes on past the name ("BERT appeared, and ..."): a clause, not a list item
-    closing = re.fullmatch(r"(?:(.{1,60}?) )?(?:and|or) ", lead)  # "RoBERTa and XLNet": the last item
+    closing = re.fullmatch(r"(?:(.{1,60}?) )?(?:and|or) (?:the |a |an )?", lead)  # "RoBERTa and XLNet": the last item
     if closing:
         count, closed = count + bool(closing.group(1)), True
     k = at

@@ -103,6 +103,17 @@ def test_a_table_bridge_named_beside_other_rows_of_its_table_is_refused(view):
     assert alone.sibling_names == [["Gulf of Bothnia", "Gulf of Finland"]]
 
 
+def test_a_table_bridge_that_is_one_item_of_a_list_is_refused(view):
+    """PG&E (q27): "... due to wildfire-related costs, timing of regulatory recoveries, special tax items,
+    and investigation remedies": no item labels a row as written, yet the sentence says nothing of the
+    bridge but its name; a question could only point at it by position."""
+    add_table(view, "gulfs", GULFS)
+    add_chunk(view, "c15", "The survey covers coastal lagoons, river mouths, open shelf waters, and the "
+                           "Gulf of Riga.", doc="d1")
+    listed = table_check(view)(cell_chain("c15", "gulfs", "18,100", 0))
+    assert listed.rivals == [3] and "enumeration" in listed.reason
+
+
 def test_a_row_named_without_its_marks_or_parenthesis_counts_as_named(view):
     """"For RAPT and NC-RAPT, we set ..." beside rows "RAPT" and "NC-RAPT (High)": the sentence names
     both rows, so it does not single out RAPT's (seen in a DeepSeek/paraphrase development set)."""
