@@ -35,6 +35,7 @@ LABEL_GAP = 24.0  # points between a group's base and its axis label
 BASE_TOLERANCE = 1.5  # points: bars whose bases differ by less stand on one axis
 GROUP_GAP = 0.8  # of a bar's width: a wider gap between two bars starts the next group
 COLOUR_DIGITS = 2  # fills of one series differ in the last digits between drawing calls
+ROW_TOLERANCE = 4.0  # points: group labels whose tops (or left edges) are this close stand in one row
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,25 @@ def _own_side(row: list[int], beside: dict[int, dict[str, tuple[float, Line]]], 
         return "right" if gaps["right"] else ("left" if gaps["left"] else "")
     right, left = gaps["right"][len(gaps["right"]) // 2], gaps["left"][len(gaps["left"]) // 2]
     return "right" if right < left - SIDE_MARGIN else ("left" if left < right - SIDE_MARGIN else "")
+
+
+def on_shared_base(bars: list[Fill], vertical: bool) -> list[Fill]:
+    """The bars standing on a base that MIN_BARS - 1 others share: a shape of a series' colour off
+    every base is no bar (DeepSeek-V3.2's Figure 1 draws its first series through a 29-point tile
+    drawn eight times at one place, read as bars standing under other groups' numbers)."""
+    base = 3 if vertical else 0
+    places = {tuple(round(v, 1) for v in b.rect) for b in bars}  # one tile drawn eight times is one shape
+    return [b for b in bars if sum(1 for o in places if abs(o[base] - b.rect[base]) <= BASE_TOLERANCE)
+            >= MIN_BARS]
+
+
+def _two_value_axes(ticks: list[Line], named: dict[int, str]) -> bool:
+    """Two different rotated texts besides the bars' own names (a rating axis beside a percentage
+    axis, or rotated group labels whose units the titles do not tell apart): no one unit."""
+    tick_names = " ".join(named.values())
+    titles = {" ".join(t.text.split()) for t in ticks if any(c.isalpha() for c in t.text)
+              and t.text.strip() not in tick_names}
+    return len(titles) >= 2
 
 
 def _orientation(bars: list[Fill]) -> str:
@@ -299,6 +319,25 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool,
     return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
 
 
+def drop_misgrouped(group_of: dict[int, str | None], bars: list[Fill], labels: list[Line], vertical: bool) -> None:
+    """Unname a bar whose group (told by the gaps between bars) is not the label nearest to it. A series
+    drawn as no filled box (DeepSeek-V3.2's hatched second series) leaves a bar-wide gap inside each
+    group, and the gaps then join one group's first bar to the group before: its value would be read
+    under the wrong benchmark."""
+    at = {" ".join(g.text.split()): g for g in labels}
+    named = {n for n in group_of.values() if n in at}
+    along, across = ("cx", "y0") if vertical else ("cy", "x0")
+    for bar in bars:
+        own = group_of.get(id(bar))
+        if own not in named:
+            continue
+        # the labels of its own row of panels: standing in line with its own group's label
+        row = [n for n in named if abs(getattr(at[n], across) - getattr(at[own], across)) <= ROW_TOLERANCE]
+        middle = (bar.rect[0] + bar.rect[2]) / 2 if vertical else (bar.rect[1] + bar.rect[3]) / 2
+        if min(row, key=lambda n: abs(getattr(at[n], along) - middle)) != own:
+            group_of[id(bar)] = None
+
+
 def _axis_unit(texts: list[str]) -> str:
     """"%" when an axis title says the values are percentages and no title names another unit (a
     panel in ms beside one in %: which bar is in which is not told here)."""
@@ -323,10 +362,15 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     if len(bars) < MIN_BARS:
         return []
     vertical = bool(named) or _orientation(bars) == "vertical"
+    bars = on_shared_base(bars, vertical)
+    if len(bars) < MIN_BARS:
+        return []
     numbers = [ln for ln in lines if _is_number(ln.text)]
     groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical)
-    names = name_groups(groups, group_labels(lines, vertical), vertical, titled=bool(named))
+    labels = group_labels(lines, vertical)
+    names = name_groups(groups, labels, vertical, titled=bool(named))
     group_of = {id(bar): names.get(k) for k, group in enumerate(groups) for bar in group}
+    drop_misgrouped(group_of, bars, labels, vertical)
     # Every filled shape may stand under a number, a bar of a colour no legend names too: a number
     # that could be its is nobody's. A mark drawn on a bar (a logo at its top) is no bar.
     shapes = [f for i, f in enumerate(fills) if i not in swatches
@@ -338,7 +382,10 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     # An axis title is neither a series nor a group label ("MMLU (EM)" says no unit of the axis).
     group_names = set(names.values())
     unit = _axis_unit([t for t in (titles if titles is not None else [ln.text for ln in lines])
-                       if t not in colours.values() and not any(t in g for g in group_names)])
+                       if t not in colours.values() and not any(t in g for g in group_names)
+                       and not any(t in n for n in named.values())])
+    if _two_value_axes(ticks or [], named):  # "Accuracy (%)" and "Codeforces Rating": whose is which?
+        unit = ""
     out = []
     for bar in bars:
         mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed.get(id(n), ())) == 1]

@@ -257,3 +257,35 @@ def test_a_tick_label_names_only_the_bar_it_stands_centred_under():
     assert sorted(names.values()) == ["Alpha", "Beta (tool)", "Gamma"]
     shifted = [Line(t.text, t.x0 - 12, t.y0, t.x1 - 12, t.y1) for t in centred]  # ending at the tick
     assert tick_names(shifted, bars) == {}
+
+
+def test_a_series_drawn_as_no_box_shifts_no_bar_into_the_group_before():
+    """DeepSeek-V3.2's Figure 1 (q29): the second series is hatched (no filled box), so each group keeps a
+    bar-wide hole after its first bar, and the gaps alone join a group's first bar to the group before.
+    Each bar belongs to the label nearest it; a bar the gaps put elsewhere is read under no group."""
+    fills, lines = _legend(("Alpha", BLUE), ("Gamma", GREY), ("Delta", ORANGE))
+    for start, (a, c, d) in ((50, (90, 120, 100)), (84, (95, 130, 110))):  # Beta's bar is not drawn
+        fills += [Fill((start, 200 - a, start + 8, 200), BLUE), Fill((start + 17, 200 - c, start + 25, 200), GREY),
+                  Fill((start + 25, 200 - d, start + 33, 200), ORANGE)]
+        lines += [Line(f"{a}.0", start, 200 - a - 9, start + 8, 200 - a - 1),
+                  Line(f"{c}.0", start + 17, 200 - c - 9, start + 25, 200 - c - 1),
+                  Line(f"{d}.0", start + 25, 200 - d - 9, start + 33, 200 - d - 1)]
+    lines += [Line("MMLU", 55, 204, 80, 212), Line("GSM8K", 88, 204, 116, 212)]
+    read = read_bars(lines, fills)
+    assert ("Alpha", "MMLU", "95.0", "") not in read  # GSM8K's first bar, joined to MMLU by the gaps
+    assert ("Gamma", "MMLU", "120.0", "") in read and ("Delta", "GSM8K", "110.0", "") in read
+
+
+def test_a_tile_drawn_many_times_at_one_place_is_no_bar_and_two_axes_give_no_unit():
+    from kg.ingest.pdf.bar_charts import on_shared_base
+
+    bars, _ = _two_groups()
+    tile = Fill((300, 50, 329, 79), BLUE)
+    assert tile not in on_shared_base([*bars, tile, tile, tile], vertical=True)
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    two_groups, labels = _two_groups()
+    axes = [Line("Accuracy (%)", 20, 100, 30, 180), Line("Codeforces Rating", 190, 100, 200, 190)]
+    read = read_bars(lines + labels, fills + two_groups, [ln.text for ln in lines + labels + axes], axes)
+    assert read and {unit for *_rest, unit in read} == {""}
+    one_axis = read_bars(lines + labels, fills + two_groups, [ln.text for ln in lines + labels + axes[:1]], axes[:1])
+    assert {unit for *_rest, unit in one_axis} == {"%"}
