@@ -49,7 +49,7 @@ from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, list_length, nested as _nested, table_bridge_reason
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
-from builders.chains.tables import TableCell, TableIndex, label_forms
+from builders.chains.tables import TableCell, TableIndex, label_forms, table_caption
 from builders.chains.values import (bridge_beside_rivals, is_value, listed_rivals, one_measure, same_value_kind,
                                     value_ties)
 from queries.corpus_view import CorpusView
@@ -92,6 +92,7 @@ class ChainConstruction:
         self.index = index
         self.tables = tables  # the answerable rows and cells of every table (a table hop's rivals)
         self.figures = figures  # a strict run's figures read as tables of label -> value (figure_walk.py)
+        self.columns: TableIndex | None = None  # a strict run's tables read across (models as columns)
         self.min_answer_rivals = min_answer_rivals  # [generate] min_answer_rivals
         self.source_guess = SourceGuess(view)
 
@@ -99,7 +100,7 @@ class ChainConstruction:
         """The index a cell's rows and rivals come from: its figure's, or the tables'."""
         if self.figures is not None and (cell.table_id, cell.row) in self.figures.cells:
             return self.figures
-        return self.tables
+        return self.columns if cell.across and self.columns is not None else self.tables
 
     def names(self, ent: str) -> list[str]:
         return self.statements.names(ent) if ent else []
@@ -393,5 +394,7 @@ class ChainConstruction:
         cell = cand.table_cell
         if cell is None:
             return ""
+        node = self.view.nodes[cell.table_id]  # read across, the header holds every row's name by design
+        text = f"{table_caption(node)}\n|---" if cell.across else node.text
         return table_bridge_reason(cell.row_label, self.view.entity_name.get(cand.hops[-2].bridge, ""),
-                                   self._other_rows(cell), self.view.nodes[cell.table_id].text)
+                                   self._other_rows(cell), text)

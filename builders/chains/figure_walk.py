@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 
 from builders.chains.candidate import Candidate, Hop
+from builders.chains.table_pairs import TablePairWalk
 from builders.chains.table_walk import TableWalk
 from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_by_axis, normal_label,
                                     value_is_number)
@@ -238,14 +239,23 @@ class FigureSteps:
         self.walker = walker
         self.index = index
         self.walk = FigureWalk(walker, index)
+        tables = walker.table_pairs.tables  # read by rows, and across when the run reads them so
+        # A chart and a table that both list one model: the value only it has in one finds its row in the other.
+        self.pairs = {"image_initiated_chain": TablePairWalk(walker, [index], tables, "image_initiated_chain"),
+                      "text_initiated_chain": TablePairWalk(walker, tables, [index], "text_initiated_chain")}
 
     def sample(self, graph_type: str) -> Candidate | None:
         w = self.walker
+        length = w.sample_length()
+        pair = self.pairs.get(graph_type)
+        if pair is not None and pair.possible(length) and w.rng.random() < 0.5:
+            cand = pair.chain(length)
+            if cand is not None:
+                return cand
         if graph_type == "text_initiated_chain":
-            length = w.sample_length()
             return self.walk.chain(length) if self.walk.possible(length) else None
         if graph_type == "image_initiated_chain":
-            return self.image_initiated(w.sample_length())
+            return self.image_initiated(length)
         return None
 
     def distinct_rows(self) -> list[tuple[str, int, str]]:

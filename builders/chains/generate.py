@@ -28,6 +28,7 @@ from builders.chains.rounds import Outcome, llm_round, offline_round
 from builders.chains.statements import StatementIndex
 from builders.chains.sampling import RoundDraw
 from builders.chains.shortcuts import CorpusIndex, load_vectors
+from builders.chains.table_pairs import TablePairWalk
 from builders.chains.tables import TableIndex, name_table_rows
 from builders.chains.values import name_prose_values
 from builders.chains.verbs import spacy_verbs
@@ -129,6 +130,12 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     walker.construction = ChainConstruction(view, statements, index, tables, cfg.min_answer_rivals,
                                             figures=figures)
     walker.strict = strict
+    if strict:  # tables read across too: LLM reports print their models as columns (table_pairs.py)
+        columns = TableIndex(view, roles, across=True)
+        name_table_rows(view, roles, ordinary_word, columns)
+        columns.reindex()
+        walker.table_pairs = TablePairWalk(walker, [tables, columns])
+        walker.construction.columns = columns
     if figures is not None:
         walker.figures = FigureSteps(walker, figures)
     if strict:  # forks of two values of one kind, one computed answer (fork_walk.py)

@@ -26,22 +26,38 @@ MIN_ROWS = 3  # rows of the first table: its value singles the row out among at 
 
 
 class TablePairWalk:
-    """Draws an entity named by rows of two tables and builds the two-hop chain between them."""
+    """Draws an entity named by rows of two tables and builds the two-hop chain between them.
+
+    `tables` and `answers` are lists of table-like indexes: the tables read by rows, read across
+    (tables.TableIndex with `across`: LLM reports print models as columns), or a strict run's figures
+    (figure_walk.FigureIndex). With figures the same walk joins a chart and a table: the chart
+    identifies a model by the value only it shows and a table gives its score elsewhere
+    (image_initiated_chain), or a table identifies it and the chart answers (text_initiated_chain)."""
 
     TRIES = 6
 
-    def __init__(self, walker, tables: TableIndex):
+    def __init__(self, walker, tables: list[TableIndex], answers: list[TableIndex] | None = None,
+                 graph_type: str = "text_chain"):
         self.walker = walker
-        self.tables = tables
+        self.tables = tables  # the identifying hop's indexes
+        self.answers = answers if answers is not None else tables  # the answering hop's indexes
+        self.graph_type = graph_type
         self._entities: list[str] | None = None
+
+    @staticmethod
+    def _rows(indexes: list[TableIndex], ent: str) -> list[tuple[TableIndex, str, int]]:
+        return [(ix, table, row) for ix in indexes for table, row in ix.rows(ent)]
 
     @property
     def entities(self) -> list[str]:
-        """Entities with rows in two or more tables (computed once: the index is built by then)."""
+        """Entities with a row in an identifying index and one in another table or figure of an answering
+        index (computed once: the indexes are built by then)."""
         if self._entities is None:
             bridge_ok = self.walker.table_walk.bridge_ok
-            self._entities = sorted(e for e, rows in self.tables.rows_of_entity.items()
-                                    if len({t for t, _r in rows}) >= 2 and bridge_ok(e))
+            names = sorted({e for ix in self.tables for e in ix.rows_of_entity})
+            self._entities = [e for e in names if bridge_ok(e) and len(
+                {t for _ix, t, _r in self._rows(self.tables, e)} | {t for _ix, t, _r in self._rows(self.answers, e)}) >= 2
+                and self._rows(self.answers, e)]
         return self._entities
 
     def possible(self, length: int) -> bool:
@@ -51,35 +67,37 @@ class TablePairWalk:
         w = self.walker
         for _ in range(self.TRIES if self.possible(length) else 0):
             ent = w.rng.choice(self.entities)
-            rows = list(self.tables.rows(ent))
+            rows = self._rows(self.tables, ent)
             w.rng.shuffle(rows)
-            for first_table, first_row in rows:
-                fact = self.identifying_cell(first_table, first_row)
+            later = self._rows(self.answers, ent)
+            for index, first_table, first_row in rows:
+                fact = self.identifying_cell(index, first_table, first_row)
                 if fact is None or (w.strict and not w.memory.fresh(first_table)):
                     continue
-                cand = self._second(ent, fact, [r for r in rows if r[0] != first_table])
+                cand = self._second(ent, fact, [r for r in later if r[1] != first_table])
                 if cand is not None:
                     return cand
             w.died("table pair: no table identifies the row by a value another table lacks")
         return None
 
-    def identifying_cell(self, table: str, row: int) -> TableCell | None:
+    def identifying_cell(self, index: TableIndex, table: str, row: int) -> TableCell | None:
         """A cell of the row whose value no other row of its column holds, under a readable header,
         in a table of MIN_ROWS rows or more (a random one of them)."""
-        if len(self.tables.row_labels(table)) < MIN_ROWS:
+        if len(index.row_labels(table)) < MIN_ROWS:
             return None
-        options = [c for c in self.tables.cells.get((table, row), [])
-                   if value_is_number(c.value) and readable_header(c.column_label)
-                   and not self.tables.same_value_rows(c)]
+        figure = self.walker.view.nodes[table].label == "Image"  # a chart's group label may run longer
+        options = [c for c in index.cells.get((table, row), [])
+                   if value_is_number(c.value) and (readable_header(c.column_label) or figure)
+                   and not index.same_value_rows(c)]
         return self.walker.rng.choice(options) if options else None
 
-    def _second(self, ent: str, fact: TableCell, rows: list[tuple[str, int]]) -> Candidate | None:
+    def _second(self, ent: str, fact: TableCell, rows: list[tuple[TableIndex, str, int]]) -> Candidate | None:
         """The chain into another table's row of `ent`, whose cells repeat neither the identifying
         value nor its column (that table would then identify the row itself)."""
         w = self.walker
         first = fact.table_id
         doc = w.view.nodes[first].doc_id
-        for table, row in rows:
+        for index, table, row in rows:
             node = w.view.nodes[table]
             # Two tables of one report look alike to embeddings (the same benchmarks, models and number
             # forms): the near-duplicate rule of text hops would refuse nearly every pair. Two chunks
@@ -89,14 +107,15 @@ class TablePairWalk:
                     w.strict and not w.memory.fresh(table)) or (
                     node.doc_id != doc and not w.rules.cross_document_ok(ent)):
                 continue
-            cells = self.tables.cells.get((table, row), [])
+            cells = index.cells.get((table, row), [])
             if any(c.value == fact.value or c.column_label.casefold() == fact.column_label.casefold() for c in cells):
                 continue
-            cell = self.tables.choose_cell(w.rng, table, row, w.view.nodes[first].text)
+            cell = index.choose_cell(w.rng, table, row, w.view.nodes[first].text)
             if cell is None or names_value(w.view.nodes[first].text, cell.value):
                 continue
+            fact_key = "figure_fact" if w.view.nodes[first].label == "Image" else "table_fact"
             meta = {"table_cell": cell.to_meta(),
-                    "table_fact": {"hop": 0, "label": fact.row_label, "column": fact.column_label, "value": fact.value}}
-            return Candidate("text_chain", [Hop(first, "Chunk", ent, "entity"), Hop(table, "Chunk")],
-                             [(0, 1), (1, 2)], "", meta)
+                    fact_key: {"hop": 0, "label": fact.row_label, "column": fact.column_label, "value": fact.value}}
+            hops = [Hop(first, w.view.nodes[first].label, ent, "entity"), Hop(table, node.label)]
+            return Candidate(self.graph_type, hops, [(0, 1), (1, 2)], "", meta)
         return None

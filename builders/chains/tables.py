@@ -96,6 +96,7 @@ class TableCell:
     unit: str = ""
     row: int = 0
     column: int = 0
+    across: bool = False  # read across a table printed with its entities as columns (TableIndex `across`)
 
     @property
     def answer(self) -> str:
@@ -116,7 +117,7 @@ class TableCell:
     @property
     def key(self) -> str:
         """Stable pseudo-entity for offline reachability and candidate ids."""
-        return f"cell:{self.table_id}:{self.row}:{self.column}"
+        return f"cell:{self.table_id}:{self.row}:{self.column}" + (":across" if self.across else "")
 
 
 def label_forms(label: str) -> list[str]:
@@ -185,6 +186,18 @@ def measured_by_axis(cell: TableCell) -> bool:
     return not cell.column_label.startswith(LONE_VALUE)
 
 
+def transposed(grid: TableGrid) -> TableGrid:
+    """The grid read across: LLM reports print benchmarks as rows and models as columns ("| Benchmark |
+    o3 | o4-mini |"), so a model's scores are a column; transposed, its header names a row. A grid
+    whose label column is not the first, or that holds no rows, is left as it is (nothing to read)."""
+    if not grid.rows or label_column(grid) != 0:
+        return TableGrid()
+    width = len(grid.header)
+    rows = [r + [""] * (width - len(r)) for r in grid.rows]
+    header = [grid.header[0]] + [r[0] for r in rows]
+    return TableGrid(header, [[grid.header[j]] + [r[j] for r in rows] for j in range(1, width)])
+
+
 _WORD_BREAK = re.compile(r"[a-z]-$")  # "Real-world software engineer-": the word goes on in the next row
 
 
@@ -198,8 +211,9 @@ def wrapped_rows(grid: TableGrid) -> set[int]:
 class TableIndex:
     """The answerable cells of every table chunk that may be evidence, by row, and the entities naming rows."""
 
-    def __init__(self, view: CorpusView, evidence_roles: frozenset[str]):
+    def __init__(self, view: CorpusView, evidence_roles: frozenset[str], across: bool = False):
         self.view = view
+        self.across = across  # read each table transposed: its column headers name the entities
         self.cells: dict[tuple[str, int], list[TableCell]] = {}  # (table id, row) -> answerable cells
         self.rows_of_entity: dict[str, list[tuple[str, int]]] = {}
         by_label: dict[str, list[tuple[str, int]]] = {}
@@ -223,7 +237,7 @@ class TableIndex:
 
     def _rows(self, node: EvidenceNode) -> dict[str, tuple[str, int]]:
         """Normalised row label -> (table, row) for rows named once in the table with an answerable cell."""
-        grid = _grid(node)
+        grid = transposed(_grid(node)) if self.across else _grid(node)
         # A labelled row followed by unlabelled ones heads a group ("Biomed" over four datasets):
         # its label names several rows, so none of its cells is "the <column> of <label>".
         at = label_column(grid)
@@ -246,7 +260,8 @@ class TableIndex:
                     normal_label(cell.row_label), normal_label(cell.column_label)):
                 continue
             self.cells.setdefault((node.id, cell.row), []).append(
-                TableCell(node.id, cell.row_label, cell.column_label, value, cell.unit, cell.row, cell.column))
+                TableCell(node.id, cell.row_label, cell.column_label, value, "" if self.across else cell.unit,
+                          cell.row, cell.column, self.across))
         for row in sorted({r for (t, r) in self.cells if t == node.id}):
             label = self.cells[(node.id, row)][0].row_label
             keys[normal_label(label)] = (node.id, row)

@@ -280,7 +280,8 @@ def table_target(cell, table_text: str) -> str:
     """A table hop's target: the cell by its row and column, and the scale the table states for its
     amounts ("$748" in a table "(Dollars in Millions)" is $748 million: the writer must not drop it)."""
     scale = table_scale(table_text) if value_is_number(cell.value) else ""
-    where = f'the table cell in row "{cell.row_label}", column "{cell.column_label}"'
+    where = (f'the table cell in column "{cell.row_label}", row "{cell.column_label}"' if cell.across
+             else f'the table cell in row "{cell.row_label}", column "{cell.column_label}"')
     return f'{cell.answer} ({where}; the table states its amounts in {scale})' if scale else f'{cell.answer} ({where})'
 
 

@@ -60,7 +60,7 @@ class Walker(Stepper):
         self.table_share = table_share
         self.table_walk = TableWalk(self, tables or TableIndex(view, self.rules.evidence_roles))
         self.prose_walk = ProseWalk(self, self.table_walk)
-        self.table_pairs = TablePairWalk(self, self.table_walk.tables)  # strict runs only (text_chain)
+        self.table_pairs = TablePairWalk(self, [self.table_walk.tables])  # strict runs only (text_chain)
         # construction.py's pre-check (make_walker), enforced when `strict` (an LLM pays per candidate).
         self.construction = None
         self.strict = False

@@ -43,3 +43,50 @@ def test_a_value_other_rows_share_or_the_other_table_repeats_identifies_nothing(
     walker = strict_walker(view)
     assert all(walker.table_pairs.chain(2) is None for _ in range(5))
     assert walker.table_pairs.chain(3) is None  # two tables make two hops
+
+
+def add_across(view, tid: str, caption: str, row_label: str, values: list[str], doc: str = "d4") -> None:
+    """A table printed with the fleet as columns ("| Measure | Baltic Explorer | Nordic Star | ... |")."""
+    from queries.corpus_view import EvidenceNode
+
+    text = (f"{caption}\n\n| Measure | " + " | ".join(FLEET) + " |\n|---|---|---|---|\n"
+            f"| {row_label} | " + " | ".join(values) + " |\n| Home port | Riga | Tallinn | Turku |")
+    view.nodes[tid] = EvidenceNode(tid, "Chunk", doc, text, "table")
+    view.mentions[tid] = {name.lower() for name in FLEET}
+    for name in FLEET:
+        view.mentioned_by.setdefault(name.lower(), set()).add(tid)
+
+
+def test_a_table_with_its_entities_as_columns_is_read_across(view):
+    """LLM reports print models as columns (gpt-oss's "| Category | gpt-oss-120b | gpt-oss-20b | o4-mini |"):
+    read across, each column is a row of the entity it heads, and the target says column, then row."""
+    from builders.chains.tables import TableIndex
+    from builders.chains.verbalize import table_target
+
+    add_across(view, "range", "Table 3: Range of the fleet.", "Range (nm)", ["4,200", "3,100", "2,650"])
+    across = TableIndex(view, frozenset({"body"}), across=True)
+    cells = {(c.row_label, c.column_label): c for cs in across.cells.values() for c in cs if c.table_id == "range"}
+    assert cells[("Nordic Star", "Range (nm)")].value == "3,100" and cells[("Gulf Runner", "Home port")].value == "Turku"
+    cell = cells[("Nordic Star", "Range (nm)")]
+    assert cell.across and across.other_rows(cell) == ["Baltic Explorer", "Gulf Runner"]
+    assert 'column "Nordic Star", row "Range (nm)"' in table_target(cell, view.nodes["range"].text)
+    by_rows = TableIndex(view, frozenset({"body"}))
+    assert not any(t == "range" and c[0].row_label in FLEET for (t, _r), c in by_rows.cells.items())
+
+
+def test_a_table_by_rows_and_one_across_make_a_pair(view):
+    from builders.chains.table_pairs import TablePairWalk
+    from builders.chains.tables import TableIndex
+
+    add_table(view, "crew", "Table 1: Crew of the fleet.", "Crew", list(zip(FLEET, ["12", "9", "7"])))
+    add_across(view, "range", "Table 3: Range of the fleet.", "Range (nm)", ["4,200", "3,100", "2,650"])
+    walker = strict_walker(view)
+    columns = TableIndex(view, frozenset({"body"}), across=True)
+    walker.table_pairs = TablePairWalk(walker, [walker.table_walk.tables, columns])
+    walker.construction.columns = columns
+    cands = [c for c in (walker.table_pairs.chain(2) for _ in range(12)) if c is not None]
+    into_across = [c for c in cands if c.meta["table_cell"]["across"]]
+    assert into_across, walker.deaths
+    for cand in into_across:
+        assert cand.hops[0].node_id == "crew" and cand.meta["table_fact"]["column"] == "Crew"
+        assert walker.construction.check(cand).reason == ""  # the other columns are the rivals
