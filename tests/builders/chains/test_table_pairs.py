@@ -90,3 +90,27 @@ def test_a_table_by_rows_and_one_across_make_a_pair(view):
     for cand in into_across:
         assert cand.hops[0].node_id == "crew" and cand.meta["table_fact"]["column"] == "Crew"
         assert walker.construction.check(cand).reason == ""  # the other columns are the rivals
+
+
+def test_a_chart_that_identifies_a_row_and_a_table_that_answers_make_an_image_initiated_chain(view):
+    """A bar chart prints each vessel's survey days (figure_walk.FigureIndex: its labels are rows); the
+    value only one bar shows names the vessel, whose crew a table gives: hop 0 is the image."""
+    from dataclasses import replace
+
+    from builders.chains.table_pairs import TablePairWalk
+    from builders.chains.tables import TableIndex
+
+    add_table(view, "chart", "Figure 2: Survey days in 2021.", "Survey days", list(zip(FLEET, ["41.2", "35.6", "28.9"])))
+    add_table(view, "crew", "Table 1: Crew of the fleet.", "Crew", list(zip(FLEET, ["12", "9", "7"])))
+    walker = strict_walker(view)
+    chart = TableIndex(view, frozenset({"body"}))  # the chart's label -> value rows, as FigureIndex reads them
+    chart.cells = {k: v for k, v in chart.cells.items() if k[0] == "chart"}
+    chart.reindex()
+    view.nodes["chart"] = replace(view.nodes["chart"], label="Image")
+    pair = TablePairWalk(walker, [chart], [walker.table_walk.tables], "image_initiated_chain")
+    cands = [c for c in (pair.chain(2) for _ in range(8)) if c is not None]
+    assert cands, walker.deaths
+    for cand in cands:
+        assert cand.graph_type == "image_initiated_chain" and [h.label for h in cand.hops] == ["Image", "Chunk"]
+        fact, cell = cand.meta["figure_fact"], cand.meta["table_cell"]
+        assert cand.hops[1].node_id == "crew" and fact["label"] == cell["row_label"] and fact["column"] == "Survey days"
