@@ -246,10 +246,8 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
     for i, hop in enumerate(cand.hops):
         node = view.nodes[hop.node_id]
         incoming = cand.hops[i - 1].bridge if i else ""
-        keep = [view.entity_name.get(e, "") for e in (incoming, hop.bridge, cand.answer_entity) if e]
-        fork = cand.meta.get("fork")  # a strict fork: each branch's value stays in its window
-        keep += [p["value"] for p in (fork or {}).get("parts", []) if p["hop"] == i]
-        keep += _cell_words(cand, i)
+        keep = window_keep(view, cand, i)
+        fork = cand.meta.get("fork")
         item = {
             "index": i,
             "modality": evidence_modality(node),
@@ -319,6 +317,17 @@ def _construction_hints(construction: dict, i: int, n_hops: int, incoming: bool,
     if i == n_hops - 1 and construction.get("answer_rival_names"):
         hints["other_answers_in_this_hop"] = construction["answer_rival_names"]
     return hints
+
+
+def window_keep(view: CorpusView, cand: Candidate, i: int) -> list[str]:
+    """What hop i's evidence window must show, for the writer and the verifier alike: the bridges in
+    and out, the answer, a fork branch's value, and the cell the hop answers or identifies its bridge
+    by (q30: the verifier's window of a table read across, centred on the bridge's name, which only
+    the header holds, lost the very row that identified it)."""
+    incoming = cand.hops[i - 1].bridge if i else ""
+    keep = [view.entity_name.get(e, "") for e in (incoming, cand.hops[i].bridge, cand.answer_entity) if e]
+    keep += [p["value"] for p in (cand.meta.get("fork") or {}).get("parts", []) if p["hop"] == i]
+    return keep + _cell_words(cand, i)
 
 
 def _cell_words(cand: Candidate, i: int) -> list[str]:

@@ -34,7 +34,7 @@ from builders.chains.necessity import is_right
 from builders.chains.statements import StatementIndex
 from builders.chains.windows import evidence_window
 from builders.chains.tables import names_value, normal_label, normal_text
-from builders.chains.verbalize import Draft, evidence_modality, mentions_entity
+from builders.chains.verbalize import Draft, evidence_modality, mentions_entity, window_keep
 from kg.text import folded
 from queries.corpus_view import CorpusView
 
@@ -249,8 +249,7 @@ def evidence_payload(view: CorpusView, draft: Draft, max_chars: int = 1500, skip
             continue
         node = view.nodes[hop.node_id]
         kind = evidence_modality(node, vlm="image description")
-        keep = [view.entity_name.get(e, "") for e in (cand.hops[i - 1].bridge if i else "", hop.bridge,
-                                                       cand.answer_entity) if e]
+        keep = window_keep(view, cand, i)
         lines.append(f"[{i}] ({kind}) {evidence_window(node.text, max_chars, keep)}")
     return "\n".join(lines)
 

@@ -114,3 +114,28 @@ def test_a_chart_that_identifies_a_row_and_a_table_that_answers_make_an_image_in
         assert cand.graph_type == "image_initiated_chain" and [h.label for h in cand.hops] == ["Image", "Chunk"]
         fact, cell = cand.meta["figure_fact"], cand.meta["table_cell"]
         assert cand.hops[1].node_id == "crew" and fact["label"] == cell["row_label"] and fact["column"] == "Survey days"
+
+
+def test_the_verifiers_window_keeps_the_row_that_identifies_the_bridge(view):
+    """q30: a long table read across identifies a model by its RefCOCO-avg score; the verifier's window,
+    centred on the model's name (only the header holds it), lost that row and found the chain unfaithful.
+    Writer and verifier share one rule of what a window keeps (verbalize.window_keep)."""
+    from queries.corpus_view import EvidenceNode
+
+    from builders.chains.candidate import Candidate, Hop
+    from builders.chains.verbalize import Draft, HopText
+    from builders.chains.verify import evidence_payload
+
+    rows = "\n".join(f"| Benchmark {k} with a long descriptive name | {50 + k}.1 | {40 + k}.2 | {30 + k}.3 |" for k in range(40))
+    text = ("Table 9: Image understanding.\n\n| Benchmark | " + " | ".join(FLEET) + " |\n|---|---|---|---|\n"
+            + rows + "\n| RefCOCO-avg | 91.6 | 88.2 | 85.0 |")
+    view.nodes["long"] = EvidenceNode("long", "Chunk", "d4", text, "table")
+    add_table(view, "crew", "Table 1: Crew of the fleet.", "Crew", list(zip(FLEET, ["12", "9", "7"])))
+    cell = {"table_id": "crew", "row_label": "Baltic Explorer", "column_label": "Crew", "value": "12", "unit": "",
+            "row": 0, "column": 1, "across": False}
+    cand = Candidate("text_chain", [Hop("long", "Chunk", "baltic explorer", "entity"), Hop("crew", "Chunk")],
+                     [(0, 1), (1, 2)], "", {"table_cell": cell, "table_fact": {
+                         "hop": 0, "label": "Baltic Explorer", "column": "RefCOCO-avg", "value": "91.6"}})
+    draft = Draft(cand, [HopText("q0?", "Baltic Explorer"), HopText("q1?", "12")], "q?", "12", "test")
+    payload = evidence_payload(view, draft)
+    assert len(text) > 1500 and "| RefCOCO-avg | 91.6 |" in payload
