@@ -102,7 +102,7 @@ class TableCell:
     def answer(self) -> str:
         """The value as a reader quotes it: a currency unit in front ("$22,439"), a percent sign after
         ("79.2%" from a chart whose axis is in %)."""
-        if not self.unit or self.unit in self.value:
+        if not self.unit or self.unit in self.value or "%" in self.value:  # "4.1 %" in a "$" column: a rate
             return self.value
         return f"{self.value}{self.unit}" if self.unit == "%" else f"{self.unit}{self.value}"
 

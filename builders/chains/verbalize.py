@@ -277,7 +277,7 @@ def hops_payload(view: CorpusView, cand: Candidate, max_chars: int = 1500) -> st
 def table_target(cell, table_text: str) -> str:
     """A table hop's target: the cell by its row and column, and the scale the table states for its
     amounts ("$748" in a table "(Dollars in Millions)" is $748 million: the writer must not drop it)."""
-    scale = table_scale(table_text) if value_is_number(cell.value) else ""
+    scale = table_scale(table_text) if value_is_number(cell.value) and "%" not in cell.value else ""  # no "4.1 % in millions"
     where = (f'the table cell in column "{cell.row_label}", row "{cell.column_label}"' if cell.across
              else f'the table cell in row "{cell.row_label}", column "{cell.column_label}"')
     return f'{cell.answer} ({where}; the table states its amounts in {scale})' if scale else f'{cell.answer} ({where})'

@@ -419,3 +419,16 @@ def test_row_names_extraction_missed_become_bridges_when_prose_names_them():
     assert set(names) == {"Tessaline", "Korvex-2"}
     assert view.mentioned_by[names["Tessaline"]] == {"t1", "p1"} and names["Korvex-2"] in view.mentions["p2"]
     assert TableIndex(view, frozenset({"body"})).rows(names["Tessaline"]) == [("t1", 0)]
+
+
+def test_a_rate_in_a_money_table_takes_no_currency_and_no_scale():
+    """q30: Intel's "4.1 %" tax rate in a table "(In Millions)" was targeted as "$4.1 % ... in millions"."""
+    from builders.chains.tables import TableCell
+    from builders.chains.verbalize import table_target
+
+    rate = TableCell("t", "Non-GAAP tax rate", "Twelve Months Ended Dec 31, 2022", "4.1 %", "$")
+    target = table_target(rate, "Table: Reconciliation (In Millions)\n\n| Item | 2022 |\n|---|---|\n| x | 1 |")
+    assert target.startswith("4.1 % (") and "millions" not in target and "$" not in target
+    amount = TableCell("t", "Net revenue", "Twelve Months Ended Dec 31, 2022", "63,054", "$")
+    assert table_target(amount, "Table: Results (In Millions)\n\n| Item | 2022 |\n|---|---|\n| x | 1 |").startswith(
+        "$63,054 (")
