@@ -46,7 +46,7 @@ from builders.chains.fact_words import compares, defines, extreme, fact_words, p
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
-from builders.chains.name_forms import head as _head, list_length, nested as _nested, table_bridge_reason
+from builders.chains.name_forms import head as _head, list_length, nested as _nested, qualified_twin, table_bridge_reason
 from builders.chains.shortcuts import CorpusIndex, strip_names
 from builders.chains.statements import StatementIndex, find_surface
 from builders.chains.tables import TableCell, TableIndex, label_forms, table_caption
@@ -391,10 +391,10 @@ class ChainConstruction:
         return ""
 
     def _table_bridge(self, cand: Candidate) -> str:
-        cell = cand.table_cell
-        if cell is None:
+        if (cell := cand.table_cell) is None:
             return ""
-        node = self.view.nodes[cell.table_id]  # read across, the header holds every row's name by design
+        node, rows = self.view.nodes[cell.table_id], self._other_rows(cell)  # across: the header names every row
         text = f"{table_caption(node)}\n|---" if cell.across else node.text
-        return table_bridge_reason(cell.row_label, self.view.entity_name.get(cand.hops[-2].bridge, ""),
-                                   self._other_rows(cell), text)
+        described = not (cand.meta.get("table_fact") or cand.meta.get("figure_fact"))  # in words, not a number
+        return table_bridge_reason(cell.row_label, self.view.entity_name.get(cand.hops[-2].bridge, ""), rows, text) \
+            or (described and qualified_twin(cell.row_label, rows)) or ""

@@ -124,3 +124,29 @@ def _first_item(part: str, surface: str) -> bool:
     words = part.split()
     last = words[-1] if words else ""
     return bool(last[:1].isalpha() and surface[:1].isalpha() and last[:1].isupper() == surface[:1].isupper())
+
+
+_QUALIFIERS = {"non", "o", "without", "no", "not", "adjusted", "excluding", "ex", "core", "unadjusted"}
+_OPPOSITES = {frozenset({"with", "without"})}
+
+
+def qualified_twin(row_label: str, other_rows: list[str]) -> str:
+    """Why a row described in words is found by its form: another row's name is its own but for a
+    qualifier ("Non-GAAP tax rate" beside "GAAP tax rate", "VideoMME w/o audio" beside "VideoMME w/
+    audio", q30), so describing the qualifier ("the rate the company projects", "with the soundtrack
+    removed") picks the row without the hop that described it. "" when no such twin stands there."""
+    def words(label: str) -> list[str]:
+        return re.findall(r"[a-z0-9]+", label.lower())
+
+    own = words(row_label)
+    for other in other_rows:
+        theirs = words(other)
+        longer, shorter = (own, theirs) if len(own) > len(theirs) else (theirs, own)
+        extra = [w for w in longer if w not in shorter]
+        nested = len(longer) == len(shorter) + 1 and len(shorter) >= 2 and extra and extra[0] in _QUALIFIERS \
+            and all(w in longer for w in shorter)
+        swapped = len(own) == len(theirs) and len(own) >= 2 and sum(a != b for a, b in zip(own, theirs)) == 1 \
+            and frozenset(a for a, b in zip(own + theirs, theirs + own) if a != b) in _OPPOSITES
+        if nested or swapped:
+            return "pre-check: the table bridge's row differs from another row by one qualifier"
+    return ""

@@ -364,3 +364,16 @@ def test_a_base_row_its_variants_modify_or_a_row_the_heading_names_is_no_bridge(
                                                  heading + "| Other deductions-net | (347) |")
     assert table_bridge_reason("GPT-4o", "GPT-4o", ["Qwen-2.5-7b", "Google with GPT-4o", "PaSa-7b"],
                                "| Method | F1 |\n|---|---|\n| GPT-4o | 0.80 |\n| Google with GPT-4o | 0.2 |") == ""
+
+
+def test_a_row_that_is_another_row_but_for_a_qualifier_is_found_by_its_form():
+    """q30: "Non-GAAP tax rate" beside "GAAP tax rate", "VideoMME w/o audio" beside "VideoMME w/ audio":
+    a description of the qualifier ("the rate the company projects") picks the row by its form."""
+    from builders.chains.name_forms import qualified_twin
+
+    assert "qualifier" in qualified_twin("Non-GAAP tax rate", ["GAAP tax rate", "Revenue"])
+    assert "qualifier" in qualified_twin("VideoMME w/o audio", ["VideoMME w/ audio", "MLVU"])
+    assert "qualifier" in qualified_twin("Accuracy with tools", ["Accuracy without tools"])
+    for name, others in (("BERT-base", ["BERT-large"]), ("GPT-4o", ["GPT-4"]), ("Gulf of Riga", ["Gulf of Bothnia"]),
+                         ("Operating income", ["Net income", "Net sales"])):
+        assert qualified_twin(name, others) == "", name  # two names, not one name and its qualifier
