@@ -259,6 +259,11 @@ class ForkSteps:
             return False  # no readable number: no comparison to compute
         if a.entity == b.entity:
             return True
+        if w.view.nodes[a.node_id].doc_id != w.view.nodes[b.node_id].doc_id:
+            # Two subjects of two documents compare nothing one reader would ask about: a research
+            # agent's benchmark score and a WLM service class's performance index (q32), a figure's
+            # tick and another paper's masking rate (q25). Rivals come from one document.
+            return False
         labels = {w.view.entity_label.get(a.entity), w.view.entity_label.get(b.entity)}
         kind_ok = (w.construction.same_kind(a.entity, b.entity) if w.construction is not None else len(labels) == 1) \
             or labels <= MADE_THING_LABELS  # one measure already holds (same_measure, above)

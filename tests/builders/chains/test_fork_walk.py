@@ -270,3 +270,22 @@ def test_two_numbers_that_count_different_things_are_no_fork():
     assert (langs.counted, times.counted, scored.counted) == ("languages", "times", "")
     assert not same_measure(langs, times)
     assert same_measure(langs, scored)  # "61 on ..." says nothing of what it counts: the measure words decide
+
+
+def test_two_subjects_of_two_documents_are_no_fork():
+    """q32: a research agent's benchmark score (61.42, an LLM report) against a WLM service class's
+    performance index (a z/OS manual) shared the word "performance"; q25 compared a figure's tick with
+    another paper's masking rate. Rivals come from one document; one subject may span two."""
+    from types import SimpleNamespace
+
+    from builders.chains.fork_walk import BranchFact, ForkSteps
+
+    nodes = {"fig": SimpleNamespace(doc_id="report"), "wlm": SimpleNamespace(doc_id="manual"),
+             "text": SimpleNamespace(doc_id="manual")}
+    walker = SimpleNamespace(view=SimpleNamespace(nodes=nodes))
+    forks = ForkSteps(walker)
+    agent = BranchFact("fig", "step-deepresearch", "Step-DeepResearch", "61.42", frozenset({"perform"}))
+    cics = BranchFact("wlm", "cics", "CICS", "0.90", frozenset({"perform"}))
+    assert not forks.pair_ok(agent, cics)
+    same = BranchFact("text", "step-deepresearch", "Step-DeepResearch", "58.10", frozenset({"perform"}))
+    assert forks.pair_ok(agent, same)  # one subject's two values: their difference
