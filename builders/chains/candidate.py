@@ -46,3 +46,8 @@ class Candidate:
     @property
     def bridges(self) -> list[str]:
         return [h.bridge for h in self.hops if h.bridge_kind == "entity" and h.bridge]
+
+    @property
+    def named_by_value(self) -> bool:
+        """Whether the bridge into the last hop is named by a table's or figure's value, not in words."""
+        return bool(self.meta.get("table_fact") or self.meta.get("figure_fact"))

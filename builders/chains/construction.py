@@ -31,9 +31,8 @@ describes it. So a serial chain is kept only when, hop by hop:
   contexts to agree (dense cosine, shortcuts.CorpusIndex), a table bridge
   must be the row's own name (not "Layers" for a "# Layers" row).
 
-Forks are exempt from the ambiguity rules: a strict fork's branches give two
-values of one kind that the question compares (fork_walk.py), which needs both.
-The figures are kept on the candidate (meta["construction"]) and written to
+Forks are exempt from the ambiguity rules (fork_walk.py: two values of one kind,
+compared). The figures are kept on the candidate (meta["construction"]) and on
 the Chain node, so a run's accepted and rejected chains can be compared.
 """
 
@@ -78,8 +77,8 @@ class Construction:
     avoid_words: list[list[str]] = field(default_factory=list)  # per bridge: fact words a later hop holds
     reason: str = ""  # why the pre-check dropped it ("" when kept)
 
-    def to_dict(self) -> dict:
-        return {k: v for k, v in asdict(self).items()}
+    def to_dict(self) -> dict:  # noqa: D102
+        return asdict(self)
 
 
 class ChainConstruction:
@@ -157,8 +156,8 @@ class ChainConstruction:
             c.answer_rival_names = sorted(rivals)[:6]
             if not c.reason and c.answer_rivals < self.min_answer_rivals:
                 c.reason = "pre-check: the last hop holds no other answer of the target's kind (it answers alone)"
-            if not c.reason and cand.table_cell is not None:
-                c.reason = self._table_answer(cand.table_cell, facts[-1] if facts else "")
+            if not c.reason and cand.table_cell is not None:  # a pair's bridge is named by a value, not a ranking
+                c.reason = self._table_answer(cand.table_cell, "" if cand.named_by_value else facts[-1] if facts else "")
             elif not c.reason and is_value(cand.answer_entity) and bridge_beside_rivals(
                     self.statements, cand.hops[-1].node_id, bridges[-1], cand.answer_entity, rivals):
                 c.reason = "pre-check: the last hop names its bridge beside other answers too (it picks no one answer)"
@@ -395,6 +394,5 @@ class ChainConstruction:
             return ""
         node, rows = self.view.nodes[cell.table_id], self._other_rows(cell)  # across: the header names every row
         text = f"{table_caption(node)}\n|---" if cell.across else node.text
-        described = not (cand.meta.get("table_fact") or cand.meta.get("figure_fact"))  # in words, not a number
         return table_bridge_reason(cell.row_label, self.view.entity_name.get(cand.hops[-2].bridge, ""), rows, text) \
-            or (described and qualified_twin(cell.row_label, rows)) or ""
+            or (not cand.named_by_value and qualified_twin(cell.row_label, rows)) or ""

@@ -159,7 +159,7 @@ def picking_words(text: str, bridge_names: list[str], rival_names: list[str]) ->
 # outperforms all baselines"): a reader of the later hop alone picks the extreme value they point to.
 _COMPARES = re.compile(r"\b(?:lag(?:s|ged|ging)?|behind|best|worst|highest|lowest|strongest|weakest|largest|"
                        r"smallest|fastest|slowest|outperform\w*|surpass\w*|exceed\w*|beat(?:s)?|"
-                       r"better|worse|higher|lower|state-of-the-art|top)\b", re.IGNORECASE)
+                       r"better|worse|higher|lower|state-of-the-art)\b", re.IGNORECASE)
 
 
 def compares(fact: str) -> bool:

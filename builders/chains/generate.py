@@ -116,9 +116,12 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     # with nothing a text-only verifier can read are no evidence (figure_walk.py).
     figures = read_figures(view, roles, ordinary_word, bool(settings.llm.vision_model)) if strict else None
     tables = TableIndex(view, roles)  # one index: name_table_rows and the walker share it
+    # Strict: tables read across too, LLM reports print their models as columns (table_pairs.py).
+    columns = TableIndex(view, roles, across=True) if strict else None
     if strict:  # offline the demo's draws stay as they were
-        name_table_rows(view, roles, ordinary_word, tables)
-        tables.reindex()  # the row labels just made entities name their rows
+        for index in (tables, columns):  # before the bridge rules count where each entity is named
+            name_table_rows(view, roles, ordinary_word, index)
+            index.reindex()  # the row labels just made entities name their rows
         name_prose_values(view, roles)  # numbers in prose: answers of pairings, facts of forks
     rules = BridgeRules(view, tuple(cfg.evidence_roles), cfg.max_doc_share, cfg.max_df_share)
     # Strict: agent participles are verbs and list items sentences (verbs.py, statements.py); offline as before.
@@ -130,10 +133,7 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
     walker.construction = ChainConstruction(view, statements, index, tables, cfg.min_answer_rivals,
                                             figures=figures)
     walker.strict = strict
-    if strict:  # tables read across too: LLM reports print their models as columns (table_pairs.py)
-        columns = TableIndex(view, roles, across=True)
-        name_table_rows(view, roles, ordinary_word, columns)
-        columns.reindex()
+    if columns is not None:
         walker.table_pairs = TablePairWalk(walker, [tables, columns])
         walker.construction.columns = columns
     if figures is not None:

@@ -120,10 +120,17 @@ def list_length(sentence: str, surface: str) -> int:
 
 
 def _first_item(part: str, surface: str) -> bool:
-    """Whether a lead-in ends with a list item of `surface`'s form: a last word whose case matches."""
+    """Whether a lead-in ends with a list item of `surface`'s form: both are names (a capital or a
+    digit: "Codeforces" before "Swe-Bench"); a lead-in ending in a common word ("the whole corpus,
+    then train word2vec and fastText") is a clause, not the list's first item."""
     words = part.split()
     last = words[-1] if words else ""
-    return bool(last[:1].isalpha() and surface[:1].isalpha() and last[:1].isupper() == surface[:1].isupper())
+
+    def name_like(word: str) -> bool:
+        return any(ch.isalpha() for ch in word) and (word[:1].isupper() or any(ch.isdigit() for ch in word)
+                                                      or any(ch.isupper() for ch in word[1:]))
+
+    return bool(last) and name_like(last) and name_like(surface)
 
 
 _QUALIFIERS = {"non", "o", "without", "no", "not", "adjusted", "excluding", "ex", "core", "unadjusted"}

@@ -237,13 +237,16 @@ class TableIndex:
 
     def _rows(self, node: EvidenceNode) -> dict[str, tuple[str, int]]:
         """Normalised row label -> (table, row) for rows named once in the table with an answerable cell."""
-        grid = transposed(_grid(node)) if self.across else _grid(node)
+        printed = _grid(node)
+        grid = transposed(printed) if self.across else printed
         # A labelled row followed by unlabelled ones heads a group ("Biomed" over four datasets):
         # its label names several rows, so none of its cells is "the <column> of <label>".
         at = label_column(grid)
         grouped = {i for i in range(len(grid.rows) - 1)
                    if grid.rows[i][at:at + 1] != [""] and grid.rows[i + 1][at:at + 1] == [""]}
-        cells = [c for c in table_cells(grid) if c.row not in grouped | wrapped_rows(grid)]
+        wrapped = wrapped_rows(printed)  # printed row i is column i + 1 of the grid read across
+        cells = [c for c in table_cells(grid) if c.row not in grouped
+                 and ((c.column - 1) not in wrapped if self.across else c.row not in wrapped)]
         headers = Counter({c.column: c.column_label for c in cells}.values())
         labels = Counter({c.row: c.row_label for c in cells}.values())
         text = normal_text(node.text)

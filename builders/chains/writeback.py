@@ -84,8 +84,10 @@ def chain_rows(view: CorpusView, outcome: Outcome, seq: int) -> dict[str, list[d
             hops[-1]["figure_value"] = json.dumps(figure_facts[i], ensure_ascii=False)
         elif cell and i == len(cand.hops) - 1:
             hops[-1]["table_row"] = cell.row_label  # plain, for cypher/audits/broken_bridge.cypher
-            hops[-1]["table_cell"] = json.dumps({"row_label": cell.row_label, "column_label": cell.column_label,
-                                                 "value": cell.value, "unit": cell.unit}, ensure_ascii=False)
+            # A cell read across (tables.TableIndex `across`) is stored as printed: its row is the benchmark.
+            row, column = (cell.column_label, cell.row_label) if cell.across else (cell.row_label, cell.column_label)
+            hops[-1]["table_cell"] = json.dumps({"row_label": row, "column_label": column, "value": cell.value,
+                                                 "unit": cell.unit}, ensure_ascii=False)
         elif hop.label == "Image" and i in fork_subjects:
             # A strict fork's figure branch: the subject is the label the figure prints its value at,
             # which the Image need not MENTION (plain, for cypher/audits/broken_bridge.cypher).

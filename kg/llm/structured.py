@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kg.errors import HopgraphError
 
@@ -90,6 +90,13 @@ class ChainVerification(TaskModel):
         default_factory=list,
         description="Per hop, in order: the answer you would give with that hop's evidence covered ('' if none)."
     )
+
+    @field_validator("guess_without", mode="before")
+    @classmethod
+    def _guesses_as_text(cls, value):
+        """A guess written as a number (86.4) or null is still a guess: one such item must not fail the
+        whole verdict."""
+        return ["" if v is None else str(v) for v in value] if isinstance(value, list) else value
     answerable_without: list[bool] = Field(
         description="Per hop, in order: is the question still answerable with that hop's evidence removed?"
     )

@@ -158,6 +158,11 @@ def test_how_long_a_list_a_name_stands_in():
     # a long lead-in ends with the list's first item (q27: Swe-Bench picked out of three benchmarks)
     assert list_length("Figure 2 shows our performance on Codeforces, Swe-Bench and τ-bench retail.", "Swe-Bench") == 3
     assert list_length("As shown in Table 3 and in Section 5, TENER and BiLSTM perform well.", "TENER") == 0
+    # a clause ending in a common word is no first item (review: "the whole corpus, then ... and fastText")
+    assert list_length("To build the vocabulary we tokenize the whole corpus, then train word2vec and fastText.",
+                       "fastText") == 0
+    assert list_length("After the charges were recorded in the third quarter, revenue and operating income.",
+                       "operating income") == 0
     # Commas between clauses make no list, nor does a name its item goes on past.
     assert list_length("For English-Russian, unknown names can only rarely be copied, and usually need "
                        "transliteration.", "English-Russian") == 0

@@ -123,6 +123,7 @@ def test_a_comparison_that_points_at_its_columns_extreme_is_found():
     assert compares("On knowledge tasks such as GPQA, the smaller model lags behind due to its size.")
     assert compares("The method outperforms all baselines on both datasets.")
     assert not compares("The model reaches a recall of 89.53 on MSRA.")
+    assert not compares("Qwen3-32B Top-1 Acc 81.2")  # a column header, not a ranking (review)
     assert extreme("71.5", ["83.3", "77.0", "81.4", "80.1"]) and extreme("98.7", ["95.2", "87.3"])
     assert not extreme("80.1", ["83.3", "77.0", "81.4"])  # in between: the comparison picks no bar
     assert not extreme("71.5", ["83.3"]) and not extreme("n/a", ["1", "2"])  # too few rivals; no number

@@ -261,6 +261,21 @@ def test_a_cell_wrapped_over_two_rows_is_no_answer():
     assert not any(row in ("SWE-bench", "(N=477)") for row, _ in cells)
 
 
+def test_read_across_a_cell_wrapped_over_two_rows_is_no_answer_either(view):
+    """Review: read across, the wrapped halves ("...engineer-" / "ing tasks") stand in the header, so the
+    printed table's wrapped rows are dropped as columns of the grid read across."""
+    from builders.chains.tables import TableIndex
+    from queries.corpus_view import EvidenceNode
+
+    text = ("| Evaluation | o3 | o4-mini | gpt-oss |\n|---|---|---|---|\n| Real-world software engineer- | 69.1 | 68.1 | |\n"
+            "| ing tasks | | | 62.4 |\n| PaperBench | 24.0 | 21.3 | 18.9 |\n| OpenAI PRs | 44.0 | 40.2 | 39.5 |")
+    view.nodes["wrapped"] = EvidenceNode("wrapped", "Chunk", "d3", text, "table")
+    across = TableIndex(view, frozenset({"body"}), across=True)
+    cells = {(c.row_label, c.column_label): c.value for cs in across.cells.values() for c in cs if c.table_id == "wrapped"}
+    assert cells[("o3", "PaperBench")] == "24.0" and cells[("gpt-oss", "OpenAI PRs")] == "39.5"
+    assert not any(col in ("ing tasks", "Real-world software engineer-") for _, col in cells)
+
+
 def test_a_cell_with_an_unreadable_glyph_is_no_answer():
     """The PDF maps a sign to nothing ("\ufffd20" in the Glendhu row): the value is not known."""
     cells, _ = _index("| Catchment | Low flow | Total flow |\n|---|---|---|\n"

@@ -108,3 +108,14 @@ def test_a_wrong_or_empty_guess_leaves_the_hop_needed():
 def test_a_forks_guess_without_one_branch_is_a_coin_toss_and_is_ignored():
     v = _serial_verdict(["PRIMERA", ""], answer="PRIMERA", graph_type="parallel_visual_textual_fork")
     assert v.necessary == [True, True]
+
+
+def test_a_guess_written_as_a_number_or_null_is_read_not_refused():
+    """A model in JSON mode writes a table answer unquoted ("guess_without": [72.6, null]): one such item
+    must not fail the whole verdict."""
+    from kg.llm.structured import ChainVerification
+
+    reply = ChainVerification.model_validate({"guess_without": [72.6, None], "answerable_without": [False, False],
+                                              "single_item_answers": False, "faithful": True, "standalone": True,
+                                              "closed_book_answerable": False})
+    assert reply.guess_without == ["72.6", ""]

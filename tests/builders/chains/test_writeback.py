@@ -164,3 +164,24 @@ def test_a_figure_hop_is_stored_as_a_figure_value_not_a_table_cell(falkor_store)
     write_back(falkor_store, view, [outcome], seq_start=1)
     quality = quality_figures(falkor_store)
     assert (quality["table_hops"], quality["figure_hops"]) == (0, 1)
+
+
+def test_a_cell_read_across_is_stored_as_printed(falkor_store):
+    """Read across (tables.TableIndex `across`), a cell's row_label is the model, a printed column
+    header; the hop's table_cell names the printed row (the benchmark) and column (the model), as the
+    export's schema promises, and table_row stays the bridge's name. Metadata written before the
+    field existed reads as a cell by rows."""
+    from builders.chains.tables import TableCell
+
+    view = corpus(falkor_store)
+    cell = {**CELL, "row_label": "Analytical Engine", "column_label": "Year", "across": True}
+    cand = Candidate("text_chain", [Hop("c1", "Chunk", "engine", "entity"), Hop(CELL["table_id"], "Chunk")],
+                     [(0, 1), (1, 2)], meta={"table_cell": cell})
+    draft = Draft(cand, [HopText("What machine?", "the Analytical Engine"), HopText("What year?", "1837")],
+                  "In what year was the machine Ada wrote on designed?", "1837", "offline")
+    last = chain_rows(view, Outcome(draft, ChainVerdict(necessary=[True, True], method="offline"), "accepted"),
+                      1)["hops"][1]
+    assert last["table_row"] == "Analytical Engine"
+    assert json.loads(last["table_cell"])["row_label"] == "Year"
+    assert json.loads(last["table_cell"])["column_label"] == "Analytical Engine"
+    assert TableCell.from_meta({"table_cell": CELL}).across is False
