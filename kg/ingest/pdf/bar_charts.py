@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kg.ingest.pdf.tick_labels import tick_names
 from kg.ingest.pdf.types import Fill
 
 MAX_SWATCH_SIDE = 16.0  # points: a legend swatch is a small mark beside its name (this high at most)
@@ -47,6 +48,7 @@ class Line:
     y0: float
     x1: float
     y1: float
+    rising: bool = False  # rotated to read upwards to the right: its box's right end is where the text ends
 
     @property
     def cx(self) -> float:
@@ -211,37 +213,6 @@ def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
             joined[joined.index(above)] = Line(f"{above.text} {ln.text}", min(above.x0, ln.x0), above.y0,
                                                max(above.x1, ln.x1), ln.y1)
     return joined
-
-
-TICK_GAP = 14.0  # points between a bar's base and the top of a tick label line under it (a second line too)
-TICK_CENTRE = 3.5  # points between a bar's middle and the middle of its (rotated) tick label's box
-MAX_BAR_WIDTH = 40.0  # points: a wider filled shape is a panel's background, not a bar
-MIN_CENTRED = 0.75  # share of the labels at the bars' base that must stand centred under one bar
-
-
-def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
-    """id(bar) -> the name printed under it, for charts with no legend whose every bar carries its own
-    tick label (gpt-oss's Figure 1: five panels, each bar named at 30 degrees under it, a label of two
-    lines for "o3 (tool)"). Rotated labels are set either centred under their tick or ending at it;
-    only the first kind can be read from boxes (a box ending at its tick is centred over the bar
-    before), so nothing is read unless MIN_CENTRED of the labels at the bars' base stand centred
-    under one bar each."""
-    bars = [f for f in fills if 2 <= f.rect[2] - f.rect[0] <= MAX_BAR_WIDTH and f.rect[3] - f.rect[1] >= 1]
-
-    def under(tick: Line) -> list[Fill]:
-        return [b for b in bars if -2 <= tick.y0 - b.rect[3] <= TICK_GAP]
-
-    at_base = [t for t in ticks if any(c.isalpha() for c in t.text) and under(t)]
-    lines_of: dict[int, list[Line]] = {}
-    by_id = {id(b): b for b in bars}
-    for tick in at_base:
-        centred = [b for b in under(tick) if abs((b.rect[0] + b.rect[2]) / 2 - tick.cx) <= TICK_CENTRE]
-        if len(centred) == 1:
-            lines_of.setdefault(id(centred[0]), []).append(tick)
-    if not at_base or sum(len(v) for v in lines_of.values()) < MIN_CENTRED * len(at_base):
-        return {}
-    names = {k: " ".join(" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)) for k, v in lines_of.items()}
-    return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
 
 
 def _inside(mark: Fill, bar: Fill) -> bool:

@@ -251,7 +251,7 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
         try:
             bars = read_bars([ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if ln.upright], fills,
                              [ln.text.strip() for ln in ordered],
-                             [ChartLine(ln.text.strip(), *ln.bbox) for ln in ordered if not ln.upright])
+                             [ChartLine(ln.text.strip(), *ln.bbox, rising=ln.rising) for ln in ordered if not ln.upright])
         except (ValueError, KeyError, IndexError, ZeroDivisionError):
             bars = []  # reading bars is an extra: a drawing it cannot make sense of costs no document
         figures[index].bar_values = json.dumps([list(b) for b in bars]) if bars else ""

@@ -38,10 +38,11 @@ def collect_page(page: pymupdf.Page) -> RawPage:
             continue
         images.append(Graphic(bbox, info.get("xref", 0), info["width"], info["height"]))
 
-    drawings = page.get_drawings()
+    drawn = page.get_drawings(extended=True)  # with clips: a bar shows only where its clip lets it
+    drawings = [d for d in drawn if d.get("type") not in ("clip", "group")]
     drawing_rects = [pymupdf.Rect(d["rect"]) for d in drawings]
     result = RawPage(page.number + 1, page.rect, blocks, images, _cluster(drawing_rects, page.rect),
-                     fills=filled_rects(drawings))
+                     fills=filled_rects(drawn))
     # find_tables is the slowest step (0.2-1 s a page: it runs a layout model);
     # only pages with a table cue get it.
     result.table_cue = table_cue(blocks, drawings, page.rect)
@@ -52,18 +53,46 @@ def collect_page(page: pymupdf.Page) -> RawPage:
 
 
 MAX_BOX_PATH_ITEMS = 10  # a rounded rectangle is four lines and four corner curves
+# Some charts round each corner with four curves (LongCat-Flash-Omni's bars: 4 sides + 16 curves): a
+# longer path is a box when its straight parts are its four axis-aligned sides.
+MAX_ROUNDED_BOX_ITEMS = 24
+
+
+def _is_box_path(items: list) -> bool:
+    if not items or not all(item[0] in ("re", "qu", "l", "c") for item in items):
+        return False
+    if len(items) <= MAX_BOX_PATH_ITEMS:
+        return True
+    sides = [item for item in items if item[0] == "l"]
+    return (len(items) <= MAX_ROUNDED_BOX_ITEMS and len(sides) == 4
+            and all(abs(a.x - b.x) < 0.5 or abs(a.y - b.y) < 0.5 for _kind, a, b in sides))
 
 
 def filled_rects(drawings: list[dict]) -> list[Fill]:
     """The page's filled boxes (a rectangle, or a short path of lines and corner curves, with an opaque
-    fill), by their bounding box: bars and legend swatches, square or rounded."""
+    fill), by the part of their box their clip leaves visible: bars and legend swatches, square or
+    rounded. `drawings` as page.get_drawings(extended=True) lists them (clips with their levels);
+    plain get_drawings() output works too, unclipped. Charts whose value axis starts above zero draw
+    each bar down past the axis and clip it there (LongCat-Flash-Omni's Figure 1: bars to y=595
+    under an axis at y=531): the bar is what shows."""
     out = []
+    clips: dict[int, pymupdf.Rect] = {}  # level -> the clip in force for drawings nested deeper
     for d in drawings:
-        items = d.get("items") or []
+        level = d.get("level", 0)
+        if d.get("type") == "clip":
+            clips = {k: v for k, v in clips.items() if k < level}
+            clips[level] = pymupdf.Rect(d["scissor"])
+            continue
+        if d.get("type") == "group":
+            continue
         opacity = d.get("fill_opacity")
-        if (d.get("fill") and (1.0 if opacity is None else opacity) > 0.5 and 0 < len(items) <= MAX_BOX_PATH_ITEMS
-                and all(item[0] in ("re", "qu", "l", "c") for item in items)):
+        if d.get("fill") and (1.0 if opacity is None else opacity) > 0.5 and _is_box_path(d.get("items") or []):
             r = pymupdf.Rect(d["rect"])
+            clip = clips.get(max((k for k in clips if k < level), default=-1))
+            if clip is not None:
+                r &= clip
+                if r.is_empty:
+                    continue
             out.append(Fill((round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)), tuple(d["fill"])))
     return out
 
@@ -114,7 +143,8 @@ def _line(spans: list[dict], raw_line: dict) -> Line:
     first_bold = bool((visible[0]["flags"] & 16) or "bold" in visible[0]["font"].lower())
     direction = raw_line.get("dir") or (1.0, 0.0)
     upright = direction[0] > 0.99 and abs(direction[1]) < 0.01
-    return Line(text, tuple(bbox), round(size, 1), bold, first_bold, upright)
+    rising = not upright and direction[0] > 0.01 and direction[1] < -0.01  # y grows down the page
+    return Line(text, tuple(bbox), round(size, 1), bold, first_bold, upright, rising)
 
 
 _MARKER_RE = re.compile(r"\s*(?:\d{1,3}(?:[,\u2013-]\d{1,3})*|[*\u2217\u2020\u2021\u00a7\u00b6]{1,3})\s*")

@@ -19,6 +19,7 @@ class Line:
     bold: bool
     first_bold: bool = False  # the first span: caption labels are often bold alone
     upright: bool = True  # written left to right along the page; False for a rotated axis label
+    rising: bool = False  # rotated to read upwards to the right (a tick label set at 30 or 45 degrees)
 
 
 @dataclass

@@ -130,6 +130,28 @@ def test_only_opaque_filled_boxes_are_bars_or_swatches():
     assert len(filled_rects([box(1.0), box(None), box(0.0), box(0.3)])) == 2  # invisible and faint: none
 
 
+def test_a_bar_drawn_past_its_axis_is_cut_at_its_clip_and_rounded_corners_keep_it_a_box():
+    """Charts whose value axis starts above zero draw each bar down past the axis and clip it there;
+    some round each corner with four curves (20 path items). The bar is what the clip shows."""
+    from pymupdf import Point
+
+    from kg.ingest.pdf.layout import filled_rects
+
+    def side(a, b):
+        return ("l", Point(*a), Point(*b))
+
+    corner = ("c", Point(0, 0), Point(0, 0), Point(0, 0), Point(0, 0))
+    rounded = [side((100, 200), (116, 200)), *[corner] * 4, side((116, 200), (116, 400)), *[corner] * 4,
+               side((116, 400), (100, 400)), *[corner] * 4, side((100, 400), (100, 200)), *[corner] * 4]
+    drawings = [{"type": "clip", "level": 1, "scissor": (90, 150, 300, 300)},
+                {"type": "f", "level": 2, "fill": BLUE, "rect": (100, 200, 116, 400), "items": rounded},
+                {"type": "clip", "level": 1, "scissor": (0, 0, 612, 792)},  # a later clip at the same level
+                {"type": "f", "level": 2, "fill": ORANGE, "rect": (140, 250, 156, 400), "items": rounded}]
+    assert [f.rect for f in filled_rects(drawings)] == [(100, 200, 116, 300), (140, 250, 156, 400)]
+    slanted = [("l", Point(0, 0), Point(5, 9)) if item[0] == "l" else item for item in rounded]
+    assert filled_rects([{**drawings[1], "items": slanted}]) == []  # a long path of slanted lines is a shape
+
+
 def test_a_rotated_axis_label_is_read_but_gives_no_position(tmp_path):
     """Tick labels set at 45 degrees: their boxes' middles stand over the group before (a long label's
     box reaches far left of its tick), so no position is read from them: they are the figure's text,
@@ -233,8 +255,9 @@ def test_bars_named_by_their_own_rotated_labels_are_read_without_a_legend(tmp_pa
                     ("Zorvan-S", "Canal (Traffic)"): "58.9", ("Kettle-7", "Canal (Traffic)"): "71.4"}
 
 
-def test_labels_set_to_end_at_their_tick_name_no_bar(tmp_path):
-    """A label that ends at its tick has its box's middle over the bar before: no name is guessed."""
+def test_labels_set_to_end_at_their_tick_name_the_bar_they_end_under(tmp_path):
+    """matplotlib's usual rotated ticks (rotation=45, ha="right"): each label rises to end under its
+    bar, its box's middle over the bar before. Read by where it ends, each names its own bar."""
     import pymupdf
 
     from pdf_maker import save
@@ -243,20 +266,10 @@ def test_labels_set_to_end_at_their_tick_name_no_bar(tmp_path):
     _panel_chart(doc.new_page(width=612, height=792), centred=False)
     parsed = read_pdf(save(doc, tmp_path / "ending.pdf"), tmp_path / "assets", workers=1)
     chart = next(i for i in parsed.images if i.label == "Figure 1")
-    assert chart.bar_values == ""
-
-
-def test_a_tick_label_names_only_the_bar_it_stands_centred_under():
-    from kg.ingest.pdf.bar_charts import tick_names
-
-    bars = [Fill((100, 200, 116, 300), BLUE), Fill((140, 220, 156, 300), ORANGE), Fill((180, 240, 196, 300), GREY)]
-    background = Fill((90, 150, 210, 300), (1.0, 1.0, 1.0))
-    centred = [Line("Alpha", 101, 301, 115, 320), Line("Beta", 141, 301, 155, 318), Line("Gamma", 181, 301, 195, 322),
-               Line("(tool)", 142, 310, 154, 325)]  # a label's second line joins its first
-    names = tick_names(centred, [background, *bars])
-    assert sorted(names.values()) == ["Alpha", "Beta (tool)", "Gamma"]
-    shifted = [Line(t.text, t.x0 - 12, t.y0, t.x1 - 12, t.y1) for t in centred]  # ending at the tick
-    assert tick_names(shifted, bars) == {}
+    bars = {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+    assert bars == {("Zorvan-L", "Harbour (Traffic)"): "91.2", ("Zorvan-S", "Harbour (Traffic)"): "84.6",
+                    ("Kettle-7", "Harbour (Traffic)"): "77.3", ("Zorvan-L", "Canal (Traffic)"): "66.1",
+                    ("Zorvan-S", "Canal (Traffic)"): "58.9", ("Kettle-7", "Canal (Traffic)"): "71.4"}
 
 
 def test_a_series_drawn_as_no_box_shifts_no_bar_into_the_group_before():

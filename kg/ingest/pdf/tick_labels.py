@@ -1,0 +1,71 @@
+"""Bars named by their own rotated tick labels, for bar charts with no legend.
+
+A chart with no legend names each bar by a label set under it at an angle (gpt-oss's and
+LongCat-Flash-Omni's benchmark figures). A rotated label is placed one of two ways:
+
+* centred under its tick: its box's middle stands over the bar's middle;
+* ending at its tick (matplotlib's `rotation=45, ha="right"`, the usual idiom): the text
+  rises to the right and stops under the bar, so its box's right edge stands just right
+  of the bar's middle, while the box's middle lies over the bar before.
+
+Which way a chart sets its labels is read from the labels themselves: the placement under
+which at least MIN_PLACED of the labels at the bars' base name exactly one bar each. A
+chart that fits neither is not read (a guessed placement would name every bar by its
+neighbour's label).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from kg.ingest.pdf.bar_charts import Line
+    from kg.ingest.pdf.types import Fill
+
+TICK_GAP = 14.0  # points between a bar's base and the top of a tick label line under it (a second line too)
+TICK_CENTRE = 3.5  # points between a bar's middle and the middle of its centred tick label's box
+# points between a bar's middle and the right edge of a label ending at its tick: the box's corner
+# lies past the text's end by half the line's height along the slope (2.7-2.9 points at 5.6-point type)
+END_REACH = 7.0
+MAX_BAR_WIDTH = 40.0  # points: a wider filled shape is a panel's background, not a bar
+MIN_PLACED = 0.75  # share of the labels at the bars' base that must name one bar each under one placement
+
+
+def _centred(tick: Line, bar: Fill) -> bool:
+    return abs((bar.rect[0] + bar.rect[2]) / 2 - tick.cx) <= TICK_CENTRE
+
+
+def _ending(tick: Line, bar: Fill) -> bool:
+    return tick.rising and 0 <= tick.x1 - (bar.rect[0] + bar.rect[2]) / 2 <= END_REACH
+
+
+def _lines_by_bar(at_base: list[Line], under: Callable[[Line], list], placed: Callable) -> dict[int, list[Line]]:
+    lines_of: dict[int, list[Line]] = {}
+    for tick in at_base:
+        mine = [b for b in under(tick) if placed(tick, b)]
+        if len(mine) == 1:
+            lines_of.setdefault(id(mine[0]), []).append(tick)
+    return lines_of
+
+
+def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
+    """id(bar) -> the name printed under it; {} unless one placement (centred or ending at the tick)
+    names one bar for MIN_PLACED of the labels at the bars' base. A centred label's second line
+    joins its first ("o3" over "(tool)"); a bar with two lines ending at it is left unnamed (a
+    second line of a rising label ends elsewhere, so two there are two labels)."""
+    bars = [f for f in fills if 2 <= f.rect[2] - f.rect[0] <= MAX_BAR_WIDTH and f.rect[3] - f.rect[1] >= 1]
+    by_id = {id(b): b for b in bars}
+
+    def under(tick: Line) -> list[Fill]:
+        return [b for b in bars if -2 <= tick.y0 - b.rect[3] <= TICK_GAP]
+
+    at_base = [t for t in ticks if any(c.isalpha() for c in t.text) and under(t)]
+    if not at_base:
+        return {}
+    centred, ending = _lines_by_bar(at_base, under, _centred), _lines_by_bar(at_base, under, _ending)
+    ending = {k: v for k, v in ending.items() if len(v) == 1}
+    lines_of = max(centred, ending, key=lambda found: sum(len(v) for v in found.values()))
+    if sum(len(v) for v in lines_of.values()) < MIN_PLACED * len(at_base):
+        return {}
+    names = {k: " ".join(" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)) for k, v in lines_of.items()}
+    return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}

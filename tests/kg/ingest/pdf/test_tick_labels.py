@@ -1,0 +1,43 @@
+"""Bars named by their own rotated tick labels: centred under the bar, or ending at its tick."""
+
+from __future__ import annotations
+
+from kg.ingest.pdf.bar_charts import Line
+from kg.ingest.pdf.tick_labels import tick_names
+from kg.ingest.pdf.types import Fill
+
+BLUE, ORANGE, GREY = (0.3, 0.4, 0.9), (0.9, 0.5, 0.2), (0.6, 0.6, 0.6)
+BARS = [Fill((100, 200, 116, 300), BLUE), Fill((140, 220, 156, 300), ORANGE), Fill((180, 240, 196, 300), GREY)]
+
+
+def test_a_tick_label_names_only_the_bar_it_stands_centred_under():
+    background = Fill((90, 150, 210, 300), (1.0, 1.0, 1.0))
+    centred = [Line("Alpha", 101, 301, 115, 320), Line("Beta", 141, 301, 155, 318), Line("Gamma", 181, 301, 195, 322),
+               Line("(tool)", 142, 310, 154, 325)]  # a label's second line joins its first
+    names = tick_names(centred, [background, *BARS])
+    assert sorted(names.values()) == ["Alpha", "Beta (tool)", "Gamma"]
+
+
+def test_a_rising_label_names_the_bar_it_ends_under_not_the_one_its_middle_is_over():
+    # Each box ends 3 points right of its bar's middle (108, 148, 188); its middle lies over the bar before.
+    ending = [Line("Alpha", 80, 301, 111, 330, rising=True), Line("Beta", 121, 301, 151, 330, rising=True),
+              Line("Gamma", 160, 301, 191, 330, rising=True)]
+    names = tick_names(ending, BARS)
+    assert {BARS.index(next(b for b in BARS if id(b) == k)): n for k, n in names.items()} == {
+        0: "Alpha", 1: "Beta", 2: "Gamma"}
+
+
+def test_a_label_placed_neither_way_names_no_bar():
+    shifted = [Line(t, x0 - 12, 301, x1 - 12, 320) for t, x0, x1 in (("Alpha", 101, 115), ("Beta", 141, 155),
+                                                                     ("Gamma", 181, 195))]
+    assert tick_names(shifted, BARS) == {}  # not centred, and not rising: no end to read
+    falling = [Line(t.text, t.x0, t.y0, t.x1, t.y1, rising=False) for t in
+               (Line("Alpha", 80, 301, 111, 330), Line("Beta", 121, 301, 151, 330), Line("Gamma", 160, 301, 191, 330))]
+    assert tick_names(falling, BARS) == {}
+
+
+def test_a_chart_whose_labels_mostly_fit_no_placement_is_not_read():
+    # Two of four labels end under a bar; the others stand between bars: half is no placement.
+    mixed = [Line("Alpha", 80, 301, 111, 330, rising=True), Line("Beta", 121, 301, 151, 330, rising=True),
+             Line("Delta", 125, 301, 166, 330, rising=True), Line("Gamma", 170, 301, 200, 330, rising=True)]
+    assert tick_names(mixed, BARS) == {}
