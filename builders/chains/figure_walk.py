@@ -234,6 +234,9 @@ class FigureSteps:
     """The strict walker's figure chains (walkers.Walker.sample asks this first, for the image types)."""
 
     TRIES = 6
+    # Share of draws that try a chart-table pair first: pairs are the surer chains (a value found in one
+    # picks the row of the other), but alone they would use up a report's few charts in the first draws.
+    PAIR_SHARE = 0.5
 
     def __init__(self, walker, index: FigureIndex):
         self.walker = walker
@@ -248,7 +251,7 @@ class FigureSteps:
         w = self.walker
         length = w.sample_length()
         pair = self.pairs.get(graph_type)
-        if pair is not None and pair.possible(length) and w.rng.random() < 0.5:
+        if pair is not None and pair.possible(length) and w.rng.random() < self.PAIR_SHARE:
             cand = pair.chain(length)
             if cand is not None:
                 return cand

@@ -55,10 +55,12 @@ class TablePairWalk:
         if self._entities is None:
             bridge_ok = self.walker.table_walk.bridge_ok
             names = sorted({e for ix in self.tables for e in ix.rows_of_entity})
-            self._entities = [e for e in names if bridge_ok(e) and len(
-                {t for _ix, t, _r in self._rows(self.tables, e)} | {t for _ix, t, _r in self._rows(self.answers, e)}) >= 2
-                and self._rows(self.answers, e)]
+            self._entities = [e for e in names if bridge_ok(e) and self._in_two_tables(e)]
         return self._entities
+
+    def _in_two_tables(self, ent: str) -> bool:
+        answering = {t for _ix, t, _r in self._rows(self.answers, ent)}
+        return bool(answering) and len({t for _ix, t, _r in self._rows(self.tables, ent)} | answering) >= 2
 
     def possible(self, length: int) -> bool:
         return length == 2 and bool(self.entities)

@@ -95,18 +95,23 @@ def test_a_table_by_rows_and_one_across_make_a_pair(view):
 def test_a_chart_that_identifies_a_row_and_a_table_that_answers_make_an_image_initiated_chain(view):
     """A bar chart prints each vessel's survey days (figure_walk.FigureIndex: its labels are rows); the
     value only one bar shows names the vessel, whose crew a table gives: hop 0 is the image."""
-    from dataclasses import replace
+    import json
 
+    from builders.chains.figure_walk import FigureIndex
     from builders.chains.table_pairs import TablePairWalk
-    from builders.chains.tables import TableIndex
+    from queries.corpus_view import EvidenceNode
 
-    add_table(view, "chart", "Figure 2: Survey days in 2021.", "Survey days", list(zip(FLEET, ["41.2", "35.6", "28.9"])))
     add_table(view, "crew", "Table 1: Crew of the fleet.", "Crew", list(zip(FLEET, ["12", "9", "7"])))
+    bars = [[name, "Survey days", days, ""] for name, days in zip(FLEET, ["41.2", "35.6", "28.9"])]
+    view.nodes["chart"] = EvidenceNode(
+        "chart", "Image", "d4", "Figure 2: Survey days in 2021.", "image", caption="Figure 2: Survey days in 2021.",
+        visible_text="\n".join(FLEET), visible_lines=json.dumps([[n, 0, 0, 1, 1] for n in FLEET]),
+        bar_values=json.dumps(bars))
+    for name in FLEET:
+        view.mentioned_by[name.lower()].add("chart")
+    view.mentions["chart"] = {name.lower() for name in FLEET}
     walker = strict_walker(view)
-    chart = TableIndex(view, frozenset({"body"}))  # the chart's label -> value rows, as FigureIndex reads them
-    chart.cells = {k: v for k, v in chart.cells.items() if k[0] == "chart"}
-    chart.reindex()
-    view.nodes["chart"] = replace(view.nodes["chart"], label="Image")
+    chart = FigureIndex(view)  # each bar's label a row, its value the cell of the group "Survey days"
     pair = TablePairWalk(walker, [chart], [walker.table_walk.tables], "image_initiated_chain")
     cands = [c for c in (pair.chain(2) for _ in range(8)) if c is not None]
     assert cands, walker.deaths
