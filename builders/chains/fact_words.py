@@ -107,7 +107,9 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     own = [w for w in words if _stem(w) not in avoid and w not in inside]
     shared = [w for w in words if _stem(w) in avoid or w in inside]
     spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}
-    telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared}
+    # Not the title's words: the question names its source by them (q33: "hunyuan-turbos", a rival's
+    # name and the report's, was banned, and the writer could not say which report it asks about).
+    telling_words = sorted(spelled[t] for t in telling - {_stem(w) for w in shared} - set(titles)
                            if zipf(spelled[t]) < DESCRIBES_NOTHING_ZIPF)  # "first", "model": no form
     return own, shared + telling_words[:8]
 

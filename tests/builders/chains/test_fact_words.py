@@ -22,6 +22,17 @@ def test_words_of_the_sources_title_are_neither_a_description_nor_banned():
     assert "reinforcement" in own
 
 
+def test_a_rivals_name_the_sources_title_holds_is_not_banned():
+    """q33: the report's own model was one of the bridge's rivals; its name, banned as a word telling the
+    rivals apart, left the writer no way to say which report the question asks about."""
+    candidates = ["Qwen3-235B-A22B", "Hunyuan-TurboS", "DeepSeek-V3"]
+    _own, avoid = fact_words("The model scores 87.9 on MMLU", set(), candidates,
+                             titles=title_stems(["Hunyuan-TurboS: Advancing Large Language Models"]))
+    assert "hunyuan-turbos" not in avoid and "hunyuan" not in avoid
+    _own, avoid = fact_words("The model scores 87.9 on MMLU", set(), candidates)
+    assert "hunyuan-turbos" in avoid  # without that title, the name still tells the rivals apart
+
+
 def test_a_title_word_that_is_the_bridges_name_keeps_every_rule(view):
     """A paper titled after its own model, whose table lists that model as the bridge's row: naming the
     source would name the bridge, so the title's words are no exemption there (review of session 9)."""
