@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kg.ingest.pdf.tick_labels import tick_names
+from kg.ingest.pdf.tick_labels import side_names, tick_names
 from kg.ingest.pdf.types import Fill
 
 MAX_SWATCH_SIDE = 16.0  # points: a legend swatch is a small mark beside its name (this high at most)
@@ -263,6 +263,10 @@ def _at_base(label: Line, group: list[Fill], vertical: bool, titled: bool = Fals
     """The label stands just beyond the group's own base: under its bars (vertical) or left of them,
     not under another row of panels further down the page. With `titled` (the bars' own tick labels
     stand under them) the group's label is the panel's title over its bars and their numbers."""
+    if titled and not vertical:  # over the panel's top bar, within the bars' reach across
+        top = min(b.rect[1] for b in group)
+        return (-2 <= top - label.y1 <= 2 * LABEL_GAP
+                and min(b.rect[0] for b in group) <= label.cx <= max(b.rect[2] for b in group) + LABEL_GAP)
     if titled:  # over the tallest bar, by no more than the panel's height (its axis reaches that high)
         top, height = min(b.rect[1] for b in group), max(b.rect[3] - b.rect[1] for b in group)
         return -2 <= top - label.y1 <= height + LABEL_GAP
@@ -282,7 +286,8 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool,
     for k, group in enumerate(groups):
         start, end = group[0].rect[lo], group[-1].rect[hi]
         middle = (start + end) / 2
-        inside = [g for g in labels if start - 2 <= (g.cx if vertical else g.cy) <= end + 2
+        sideways_title = titled and not vertical  # above the panel, so outside the bars' span
+        inside = [g for g in labels if (sideways_title or start - 2 <= (g.cx if vertical else g.cy) <= end + 2)
                   and _at_base(g, group, vertical, titled)]
         if inside:
             chosen[k] = min(inside, key=lambda g: abs((g.cx if vertical else g.cy) - middle))
@@ -327,12 +332,16 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     lines = [part for line in lines for part in split_numbers(line)]
     colours, swatches = legend(lines, fills)
     named = tick_names(ticks or [], fills) if len(colours) < MIN_SERIES else {}
+    sideways = False  # horizontal bars, each named by the label left of it
+    if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
+        named = side_names([ln for ln in lines if not _is_number(ln.text)], fills)
+        sideways = True
     if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
         return []
     bars = [f for i, f in enumerate(fills) if i not in swatches and (_colour(f) in colours or id(f) in named)]
     if len(bars) < MIN_BARS:
         return []
-    vertical = bool(named) or _orientation(bars) == "vertical"
+    vertical = not sideways if named else _orientation(bars) == "vertical"
     bars = on_shared_base(bars, vertical)
     if len(bars) < MIN_BARS:
         return []

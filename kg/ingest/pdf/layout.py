@@ -76,23 +76,22 @@ def filled_rects(drawings: list[dict]) -> list[Fill]:
     each bar down past the axis and clip it there (LongCat-Flash-Omni's Figure 1: bars to y=595
     under an axis at y=531): the bar is what shows."""
     out = []
-    clips: dict[int, pymupdf.Rect] = {}  # level -> the clip in force for drawings nested deeper
+    clips: dict[int, pymupdf.Rect] = {}  # level -> a clip in force for what is nested deeper
     for d in drawings:
         level = d.get("level", 0)
+        # Anything at a level ends the clips opened at that level or deeper (they were its siblings').
+        clips = {k: v for k, v in clips.items() if k < level}
         if d.get("type") == "clip":
-            clips = {k: v for k, v in clips.items() if k < level}
             clips[level] = pymupdf.Rect(d["scissor"])
             continue
-        if d.get("type") == "group":
-            continue
         opacity = d.get("fill_opacity")
-        if d.get("fill") and (1.0 if opacity is None else opacity) > 0.5 and _is_box_path(d.get("items") or []):
+        if (d.get("type") != "group" and d.get("fill") and (1.0 if opacity is None else opacity) > 0.5
+                and _is_box_path(d.get("items") or [])):
             r = pymupdf.Rect(d["rect"])
-            clip = clips.get(max((k for k in clips if k < level), default=-1))
-            if clip is not None:
+            for clip in clips.values():
                 r &= clip
-                if r.is_empty:
-                    continue
+            if r.is_empty:
+                continue
             out.append(Fill((round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)), tuple(d["fill"])))
     return out
 

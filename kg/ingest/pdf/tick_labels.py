@@ -12,6 +12,10 @@ Which way a chart sets its labels is read from the labels themselves: the placem
 which at least MIN_PLACED of the labels at the bars' base name exactly one bar each. A
 chart that fits neither is not read (a guessed placement would name every bar by its
 neighbour's label).
+
+Horizontal bars name each bar by an upright label left of its base, level with it
+(matplotlib's `barh`: Baichuan-M3's score panels, one bar a model, each a shade of one
+colour, so no legend could tell them apart): `side_names`.
 """
 
 from __future__ import annotations
@@ -68,4 +72,28 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
     if sum(len(v) for v in lines_of.values()) < MIN_PLACED * len(at_base):
         return {}
     names = {k: " ".join(" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)) for k, v in lines_of.items()}
+    return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
+
+
+def _level(label: Line, bar: Fill) -> bool:
+    return abs((bar.rect[1] + bar.rect[3]) / 2 - label.cy) <= TICK_CENTRE
+
+
+def side_names(lines: list[Line], fills: list[Fill]) -> dict[int, str]:
+    """id(bar) -> the upright label printed left of its base and level with its middle, for horizontal
+    bars with no legend; {} unless MIN_PLACED of the labels standing just left of a bar name one bar
+    each. Labels are names (letters), never numbers."""
+    bars = [f for f in fills if 2 <= f.rect[3] - f.rect[1] <= MAX_BAR_WIDTH and f.rect[2] - f.rect[0] >= 1]
+    by_id = {id(b): b for b in bars}
+
+    def beside(label: Line) -> list[Fill]:
+        return [b for b in bars if -2 <= b.rect[0] - label.x1 <= TICK_GAP
+                and b.rect[1] - 2 <= label.cy <= b.rect[3] + 2]
+
+    at_base = [ln for ln in lines if any(c.isalpha() for c in ln.text) and beside(ln)]
+    placed = _lines_by_bar(at_base, beside, _level)
+    placed = {k: v for k, v in placed.items() if len(v) == 1}
+    if not at_base or len(placed) < MIN_PLACED * len(at_base):
+        return {}
+    names = {k: " ".join(v[0].text.split()) for k, v in placed.items()}
     return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}

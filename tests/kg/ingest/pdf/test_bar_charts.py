@@ -302,3 +302,33 @@ def test_a_tile_drawn_many_times_at_one_place_is_no_bar_and_two_axes_give_no_uni
     assert read and {unit for *_rest, unit in read} == {""}
     one_axis = read_bars(lines + labels, fills + two_groups, [ln.text for ln in lines + labels + axes[:1]], axes[:1])
     assert {unit for *_rest, unit in one_axis} == {"%"}
+
+
+def test_horizontal_bars_named_by_their_side_labels_are_read_under_their_panels_title(tmp_path):
+    """matplotlib's barh panels (Baichuan-M3's Figure 5): one bar a system, each a shade of one colour (no
+    legend), its name left of it, its value right of it, each panel titled over its bars."""
+    import pymupdf
+
+    from pdf_maker import save
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.draw_rect(pymupdf.Rect(70, 95, 560, 200), color=(0, 0, 0), width=0.8)
+    values = {"Harbour": ("91.2", "84.6", "77.3"), "Canal": ("66.1", "58.9", "71.4")}
+    for p, (panel, numbers) in enumerate(values.items()):
+        left = 130 + 240 * p
+        page.insert_text((left + 20, 110), f"{panel} Score", fontsize=9)
+        for k, (name, value) in enumerate(zip(("Zorvan-L", "Zorvan-S", "Kettle-7"), numbers)):
+            top = 125 + 22 * k
+            page.draw_rect(pymupdf.Rect(left, top, left + 1.5 * float(value), top + 16), color=None,
+                           fill=(1.0, 0.45 + 0.15 * k, 0.1 + 0.2 * k))
+            page.insert_text((left - 4 - pymupdf.get_text_length(name, fontsize=7), top + 11), name, fontsize=7)
+            page.insert_text((left + 1.5 * float(value) + 3, top + 11), value, fontsize=7)
+    page.insert_text((72, 220), "Figure 1: Scores of three systems on two traffic tasks, each panel one task, each bar "
+                     "one system named at its left.", fontsize=10)  # as wide as both panels: one figure
+    parsed = read_pdf(save(doc, tmp_path / "barh.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    bars = {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+    assert bars == {("Zorvan-L", "Harbour Score"): "91.2", ("Zorvan-S", "Harbour Score"): "84.6",
+                    ("Kettle-7", "Harbour Score"): "77.3", ("Zorvan-L", "Canal Score"): "66.1",
+                    ("Zorvan-S", "Canal Score"): "58.9", ("Kettle-7", "Canal Score"): "71.4"}

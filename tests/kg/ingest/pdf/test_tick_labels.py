@@ -41,3 +41,15 @@ def test_a_chart_whose_labels_mostly_fit_no_placement_is_not_read():
     mixed = [Line("Alpha", 80, 301, 111, 330, rising=True), Line("Beta", 121, 301, 151, 330, rising=True),
              Line("Delta", 125, 301, 166, 330, rising=True), Line("Gamma", 170, 301, 200, 330, rising=True)]
     assert tick_names(mixed, BARS) == {}
+
+
+def test_a_horizontal_bar_is_named_by_the_label_level_with_it_on_its_left():
+    from kg.ingest.pdf.tick_labels import side_names
+
+    rows = [Fill((200, 100 + 20 * k, 200 + w, 114 + 20 * k), (1.0, 0.5 + 0.1 * k, 0.2)) for k, w in enumerate((90, 70, 50))]
+    labels = [Line("Alpha", 150, 101, 197, 111), Line("Beta-7B", 140, 121, 197, 131), Line("Gamma", 150, 141, 197, 151)]
+    names = side_names(labels, rows)
+    assert {rows.index(next(b for b in rows if id(b) == k)): n for k, n in names.items()} == {
+        0: "Alpha", 1: "Beta-7B", 2: "Gamma"}
+    between = [Line(t.text, t.x0, t.y0 + 10, t.x1, t.y1 + 10) for t in labels]  # each between two bars
+    assert side_names(between, rows) == {}
