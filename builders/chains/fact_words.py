@@ -29,8 +29,12 @@ def word_stems(text: str) -> set[str]:
 
 def title_stems(titles) -> set[str]:
     """Stems of document titles, whole and in their hyphenated parts ("DeepSeek-R1" -> "deepseek-r",
-    "deepseek"): a question names its source by any of them."""
-    return {stem for title in titles for stem in word_stems(title) | word_stems(title.replace("-", " "))}
+    "deepseek"), runs of parts too ("LongCat-Flash-Omni" -> "longcat-flash", q35): a question names
+    its source by any of them."""
+    runs = {"-".join(parts[i:j]) for title in titles for word in _WORD.findall(title)
+            if "-" in word for parts in [word.split("-")] for i in range(len(parts)) for j in range(i + 2, len(parts) + 1)}
+    return {stem for title in titles for stem in word_stems(title) | word_stems(title.replace("-", " "))} | {
+        _stem(run) for run in runs}
 
 
 def title_names(name: str, titles) -> bool:
@@ -104,6 +108,8 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     # one of the answer's ("layer" of LayerNorm) points at it.
     spelled_in = " ".join(n.lower() for n in (*candidates, answer) if n)
     inside = {w for w in words if len(w) >= 4 and w.strip("-") in spelled_in}
+    # A compound whose parts are to be avoided is too ("omni-instruct" beside a banned "omni", q35).
+    inside |= {w for w in words if "-" in w and any(_stem(part) in avoid for part in w.split("-") if part)}
     own = [w for w in words if _stem(w) not in avoid and w not in inside]
     shared = [w for w in words if _stem(w) in avoid or w in inside]
     spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}

@@ -33,6 +33,16 @@ def test_a_rivals_name_the_sources_title_holds_is_not_banned():
     assert "hunyuan-turbos" in avoid  # without that title, the name still tells the rivals apart
 
 
+def test_a_compound_whose_part_is_banned_is_no_description_and_a_titles_run_of_parts_is_no_ban():
+    """q35: the writer was told to describe a bridge by "omni-instruct" and never to use "omni"; and
+    "longcat-flash", a run of the report's own name "LongCat-Flash-Omni", was banned."""
+    own, avoid = fact_words("The omni-instruct variant scores 85.5 on VoiceBench", word_stems("Omni models table"),
+                            ["Qwen3-Omni-Instruct"])
+    assert "omni-instruct" not in own and "omni-instruct" in avoid
+    assert "longcat-flash" in title_stems(["LongCat-Flash-Omni Technical Report"])
+    assert "flash-omni" in title_stems(["LongCat-Flash-Omni Technical Report"])
+
+
 def test_a_title_word_that_is_the_bridges_name_keeps_every_rule(view):
     """A paper titled after its own model, whose table lists that model as the bridge's row: naming the
     source would name the bridge, so the title's words are no exemption there (review of session 9)."""
