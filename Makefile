@@ -16,6 +16,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e '.[export]'
+	$(BIN)/pip install -q --no-deps rapidocr_onnxruntime==1.4.4  # its deps are in pyproject (headless cv2)
 	touch $@
 
 install: $(STAMP)

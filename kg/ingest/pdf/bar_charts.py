@@ -189,7 +189,8 @@ def _orientation(bars: list[Fill]) -> str:
     return "vertical" if len(bottoms) <= len(lefts) else "horizontal"
 
 
-def _value_at(bar: Fill, numbers: list[Line], vertical: bool) -> list[Line]:
+def value_at(bar: Fill, numbers: list[Line], vertical: bool) -> list[Line]:
+    """The numbers printed at the bar's end: above a vertical bar over its middle, right of a horizontal one."""
     x0, y0, x1, y1 = bar.rect
     if vertical:  # above the bar's top, over its middle
         return [n for n in numbers if abs(n.cx - (x0 + x1) / 2) <= (x1 - x0) / 2 + 2
@@ -357,7 +358,7 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
               and not any(b is not f and _inside(f, b) for b in bars)]
     claimed: dict[int, list[int]] = {}
     for k, shape in enumerate(shapes):
-        for n in _value_at(shape, numbers, vertical):
+        for n in value_at(shape, numbers, vertical):
             claimed.setdefault(id(n), []).append(k)
     # An axis title is neither a series nor a group label ("MMLU (EM)" says no unit of the axis).
     group_names = set(names.values())
@@ -368,7 +369,7 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
         unit = ""
     out = []
     for bar in bars:
-        mine = [n for n in _value_at(bar, numbers, vertical) if len(claimed.get(id(n), ())) == 1]
+        mine = [n for n in value_at(bar, numbers, vertical) if len(claimed.get(id(n), ())) == 1]
         group = group_of[id(bar)]
         if len(mine) == 1 and group:
             value = mine[0].text.strip()

@@ -24,6 +24,7 @@ from kg.ingest.pdf.figures import (MIN_IMAGE_PX, fill_nearby_text, image_page_co
 from kg.ingest.pdf.furniture import drop_furniture
 from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading_sizes
 from kg.ingest.pdf.order import reading_order, to_block
+from kg.ingest.pdf.raster_charts import read_picture_charts
 from kg.ingest.pdf.tables import attach_table_captions
 from kg.ingest.pdf.title import heading_title, meaningful_metadata_title
 from kg.ingest.pdf.types import RawPage, rejoin_broken_words, words_broken_at_lines
@@ -129,6 +130,7 @@ def assemble(
         images.extend(figure_images)
         skipped += page_skipped
         take_figure_text(page, [r for r in figure_images if r.label])
+        read_picture_charts(figure_images)  # charts pasted as pictures: OCR (raster_charts.py)
         for item in reading_order(page):
             block = to_block(item, page.number, body_size, levels)
             if block is not None:

@@ -1,0 +1,212 @@
+"""Bar charts embedded as pictures, read with OCR into the bar reader's (series, group, value, unit).
+
+Many LLM reports paste their result charts as PNGs (Baichuan-M3's Figures 4, 7 and 8): no text or
+drawing of the page says what they show. Read like a vector chart, in three steps:
+
+1. bars: solid boxes of one colour (`solid_boxes`: a connected region of one quantised colour that
+   fills its bounding box), cheap enough to try on every captioned picture; a picture without
+   MIN_BARS boxes standing on one base is no bar chart and costs no OCR;
+2. text: RapidOCR (its ONNX models ship inside the wheel: no network) gives each printed line and
+   its box; a line set at an angle, or read with a confidence under MIN_OCR_SCORE, is left out;
+3. the vector reader (bar_charts.read_bars) pairs them, in page points (the picture's box on the
+   page scales its pixels), so its distances mean what they mean for drawn charts.
+
+An OCR misreading ("74.9" as "749") would put a number in a question that the chart does not print.
+So each group's values must follow its bars' lengths (`_fits_lengths`): a value that a straight
+line through the others' (length, value) pairs misses by more than FIT_TOLERANCE of the group's
+range drops the whole group.
+
+Without the OCR package (`rapidocr_onnxruntime`) nothing is read and ingest goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image
+from scipy import ndimage
+
+from kg.ingest.pdf.bar_charts import MIN_BARS, Line, on_shared_base, read_bars, value_at
+from kg.ingest.pdf.types import Fill
+
+log = logging.getLogger("hopgraph.ingest")
+_NUMBER = re.compile(r"[-+]?\d[\d.,]*%?")
+
+MAX_SIDE = 1600  # px: a larger picture is scaled down before reading (OCR time grows with its area)
+MIN_SIDE = 200  # px: a smaller picture holds no readable chart
+QUANT = 16  # colour levels per channel: anti-aliasing varies the last bits only
+MIN_BAR_PX = 5  # px: a bar is at least this thick and this long
+FILL_SHARE = 0.9  # of its bounding box a bar's colour covers
+MAX_COLOURS = 48  # the most frequent colours tried: a chart has a handful, a photo thousands
+MIN_OCR_SCORE = 0.9
+SPACE_GAP = 0.18  # of a line's height: glyphs this far apart at a case change had a space between them
+WORD_GAP = 0.45  # of a line's height: glyphs this far apart anywhere had a space between them
+SPLIT_GAP = 1.0  # of a line's height: glyphs this far apart belong to two printed lines
+FIT_TOLERANCE = 0.03  # of a group's value range: how far a value may stray from its bars' line
+
+
+def _pixels(path: str) -> np.ndarray | None:
+    try:
+        with Image.open(path) as img:
+            img = img.convert("RGB")
+            scale = min(1.0, MAX_SIDE / max(img.size))
+            if scale < 1.0:
+                img = img.resize((round(img.width * scale), round(img.height * scale)))
+            return np.asarray(img)
+    except (OSError, ValueError) as exc:
+        log.debug("picture %s not read: %s", path, exc)
+        return None
+
+
+def solid_boxes(pixels: np.ndarray) -> list[tuple[tuple[int, int, int, int], tuple[float, float, float]]]:
+    """(x0, y0, x1, y1) in pixels and rgb in 0-1 of each region of one colour filling its box, the
+    background (the most common colour) and white left out."""
+    q = (pixels // (256 // QUANT)).astype(np.int32)
+    key = q[..., 0] * QUANT * QUANT + q[..., 1] * QUANT + q[..., 2]
+    counts = np.bincount(key.ravel(), minlength=QUANT ** 3)
+    background = int(counts.argmax())
+    white = (QUANT - 1) * (QUANT * QUANT + QUANT + 1)
+    order = [int(k) for k in np.argsort(counts)[::-1][:MAX_COLOURS]
+             if counts[k] >= MIN_BAR_PX * MIN_BAR_PX and k not in (background, white)]
+    out = []
+    for k in order:
+        labels, _n = ndimage.label(key == k)
+        for index, box in enumerate(ndimage.find_objects(labels), start=1):
+            height, width = box[0].stop - box[0].start, box[1].stop - box[1].start
+            if height < MIN_BAR_PX or width < MIN_BAR_PX:
+                continue
+            if (labels[box] == index).sum() >= FILL_SHARE * height * width:
+                rgb = tuple(float(c) for c in pixels[box][labels[box] == index].mean(axis=0) / 255)
+                out.append(((box[1].start, box[0].start, box[1].stop, box[0].stop), rgb))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _ocr_engine():
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError:
+        log.info("rapidocr_onnxruntime is not installed: bar charts in pictures are not read")
+        return None
+    return RapidOCR()
+
+
+def _segments(text: str, boxes: list) -> list[tuple[str, float, float, float, float]]:
+    """One OCR line as the printed lines it holds: split where its glyphs stand a line's height apart
+    (Baichuan-M3's Figure 7: one panel's "39.6" and the next panel's "medgemma-27b-text-it" came
+    back as one line), and spaced where they stand apart by SPACE_GAP at a lower-to-upper case change
+    ("Clinical" | "Inquiry") or by WORD_GAP anywhere. A name written in one piece ("HealthBench",
+    "AntAngelMed") has no such gap and stays whole. Boxes in pixels."""
+    glyphs = [ch for ch in text if not ch.isspace()]
+    if len(boxes) != len(glyphs) or not glyphs:
+        return []
+    height = max(1.0, float(np.median([b[2][1] - b[0][1] for b in boxes])))
+    pieces: list[list[int]] = [[0]]
+    spaces: set[int] = set()
+    for k in range(1, len(glyphs)):
+        gap = boxes[k][0][0] - boxes[k - 1][1][0]
+        so_far = "".join(glyphs[j] for j in pieces[-1])
+        # a number and then a name, a word's space apart, are a value and the next panel's label
+        if gap >= SPLIT_GAP * height or (gap >= WORD_GAP * height and _NUMBER.fullmatch(so_far)
+                                         and glyphs[k].isalpha()):
+            pieces.append([k])
+            continue
+        if gap >= WORD_GAP * height or (glyphs[k - 1].islower() and glyphs[k].isupper() and gap >= SPACE_GAP * height):
+            spaces.add(k)
+        pieces[-1].append(k)
+    out = []
+    for piece in pieces:
+        words = "".join((" " if k in spaces else "") + glyphs[k] for k in piece)
+        xs = [p[0] for k in piece for p in boxes[k]]
+        ys = [p[1] for k in piece for p in boxes[k]]
+        out.append((words, float(min(xs)), float(min(ys)), float(max(xs)), float(max(ys))))
+    return out
+
+
+def ocr_lines(pixels: np.ndarray) -> list[tuple[str, float, float, float, float]] | None:
+    """Upright printed lines (text, x0, y0, x1, y1) in pixels; None without the OCR package."""
+    engine = _ocr_engine()
+    if engine is None:
+        return None
+    found, _elapsed = engine(np.ascontiguousarray(pixels[..., ::-1]), return_word_box=True)  # reads BGR
+    lines = []
+    for corners, text, score, *glyph_boxes in found or []:
+        upright = abs(corners[0][1] - corners[1][1]) <= 2 and abs(corners[1][0] - corners[2][0]) <= 2
+        if upright and float(score) >= MIN_OCR_SCORE and text.strip():
+            pieces = _segments(text.strip(), glyph_boxes[0] if glyph_boxes else [])
+            if not pieces:  # no glyph boxes: the line as the engine gave it
+                (x0, y0), (x1, _), (_, y1) = corners[0], corners[1], corners[2]
+                pieces = [(text.strip(), float(x0), float(y0), float(x1), float(y1))]
+            lines.extend(pieces)
+    return lines
+
+
+def _fits_lengths(bars: list[tuple[str, str, str, str]], length_of: dict[tuple[str, str], float]) -> bool:
+    """Whether one group's values lie on a straight line through their bars' lengths."""
+    pairs = [(length_of[(s, g)], float(v)) for s, g, v, _u in bars if (s, g) in length_of]
+    if len(pairs) < MIN_BARS:
+        return len(pairs) == len(bars)  # too few to test; kept only when every bar was measured
+    lengths, values = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    if np.ptp(lengths) == 0:
+        return np.ptp(values) == 0
+    slope, intercept = np.polyfit(lengths, values, 1)
+    spread = max(float(np.ptp(values)), 1e-9)
+    return bool(np.all(np.abs(slope * lengths + intercept - values) <= FIT_TOLERANCE * spread + 0.051))
+
+
+def read_picture_bars(path: str, bbox: list[float]) -> tuple[list[tuple[str, str, str, str]], list[list]]:
+    """The chart's bars and its printed lines (page points, for visible_lines) from a picture whose
+    box on the page is `bbox`; ([], []) for a picture that is no bar chart read whole."""
+    pixels = _pixels(path)
+    if pixels is None or min(pixels.shape[:2]) < MIN_SIDE or len(bbox) != 4:
+        return [], []
+    sx, sy = (bbox[2] - bbox[0]) / pixels.shape[1], (bbox[3] - bbox[1]) / pixels.shape[0]
+    fills = [Fill((bbox[0] + x0 * sx, bbox[1] + y0 * sy, bbox[0] + x1 * sx, bbox[1] + y1 * sy), rgb)
+             for (x0, y0, x1, y1), rgb in solid_boxes(pixels)]
+    if not any(len(on_shared_base(fills, vertical)) >= MIN_BARS for vertical in (True, False)):
+        return [], []
+    found = ocr_lines(pixels)
+    if not found:
+        return [], []
+    lines = [Line(t, bbox[0] + x0 * sx, bbox[1] + y0 * sy, bbox[0] + x1 * sx, bbox[1] + y1 * sy)
+             for t, x0, y0, x1, y1 in found]
+    bars = read_bars(lines, fills)
+    if not bars:
+        return [], []
+    length_of = _bar_lengths(bars, lines, fills)
+    groups = {g for _s, g, _v, _u in bars}
+    kept = [b for b in bars if _fits_lengths([x for x in bars if x[1] == b[1]], length_of)]
+    if len({g for _s, g, _v, _u in kept}) < len(groups):
+        log.debug("picture %s: a group's values do not follow its bars", path)
+    printed = [[ln.text, *(round(v, 1) for v in (ln.x0, ln.y0, ln.x1, ln.y1))] for ln in lines]
+    return kept, printed if kept else []
+
+
+def _bar_lengths(bars, lines: list[Line], fills: list[Fill]) -> dict[tuple[str, str], float]:
+    """(series, group) -> the length of the one box whose end its printed value stands at."""
+    out: dict[tuple[str, str], float] = {}
+    for series, group, value, _unit in bars:
+        for line in [ln for ln in lines if ln.text.strip() == value]:
+            for vertical in (True, False):
+                near = [f for f in fills if line in value_at(f, [line], vertical)]
+                if len(near) == 1:
+                    x0, y0, x1, y1 = near[0].rect
+                    out[(series, group)] = y1 - y0 if vertical else x1 - x0
+    return out
+
+
+def read_picture_charts(figures: list) -> None:
+    """Fill bar_values, visible_lines and visible_text of each captioned picture (kg.models.ImageRef)
+    that printed no text of its own and reads as a bar chart."""
+    for ref in figures:
+        if not ref.label or ref.visible_text or ref.bar_values or not ref.path:
+            continue
+        bars, printed = read_picture_bars(ref.path, list(ref.bbox))
+        if bars:
+            ref.bar_values = json.dumps([list(b) for b in bars])
+            ref.visible_lines = json.dumps(printed)
+            ref.visible_text = "\n".join(row[0] for row in printed)
