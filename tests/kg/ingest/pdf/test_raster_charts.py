@@ -1,0 +1,103 @@
+"""Bar charts pasted as pictures (kg/ingest/pdf/raster_charts.py): boxes by colour, text by OCR."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kg.ingest.pdf import raster_charts
+from kg.ingest.pdf.raster_charts import _fits_lengths, _segments, solid_boxes
+
+SYSTEMS = (("Zorvan-L", "71.2"), ("Kettle-7", "64.6"), ("Brisk-3B", "57.3"))
+
+
+def _barh_png(path, systems=SYSTEMS, dpi=150):
+    """matplotlib's barh, as LLM reports paste it: one shade a bar, its name at its left, its value at its end."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 2.4))
+    names, values = [s for s, _ in systems][::-1], [float(v) for _, v in systems][::-1]
+    bars = ax.barh(names, values, color=["#ffb27a", "#ff8f3f", "#ff6a00"][: len(names)], height=0.6)
+    for bar, value in zip(bars, [v for _, v in systems][::-1]):
+        ax.text(bar.get_width() + 0.8, bar.get_y() + bar.get_height() / 2, value, va="center", fontsize=10)
+    ax.set_xlim(40, 80)
+    ax.set_title("Harbour Score", fontsize=12)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+def test_solid_boxes_are_the_bars_not_the_text_or_the_background():
+    pixels = np.full((300, 400, 3), 250, dtype=np.uint8)  # an off-white background
+    pixels[50:80, 100:300] = (255, 120, 0)  # a bar
+    pixels[120:150, 100:220] = (40, 90, 200)  # another, another colour
+    pixels[200:204, 100:110] = (0, 0, 0)  # a glyph-sized mark: too thin to be a bar
+    boxes = sorted(box for box, _rgb in solid_boxes(pixels))
+    assert boxes == [(100, 50, 300, 80), (100, 120, 220, 150)]
+
+
+def test_ocr_lines_get_back_their_spaces_and_a_value_glued_to_the_next_label_is_split():
+    def glyphs(x0, widths, gaps, height=20):
+        out, x = [], x0
+        for w, g in zip(widths, gaps):
+            x += g
+            out.append([[x, 0], [x + w, 0], [x + w, height], [x, height]])
+            x += w
+        return out
+
+    title = "ClinicalInquiry"  # a 5-point gap at the case change: a dropped space
+    assert _segments(title, glyphs(0, [8] * 15, [0] * 8 + [5] + [0] * 6))[0][0] == "Clinical Inquiry"
+    assert _segments("HealthBench", glyphs(0, [8] * 11, [0] * 11))[0][0] == "HealthBench"  # one name, no gap
+    glued = "39.6medgemma"  # a value, a word's space, and the next panel's label
+    pieces = _segments(glued, glyphs(0, [8] * 12, [0] * 4 + [10] + [0] * 7))
+    assert [p[0] for p in pieces] == ["39.6", "medgemma"] and pieces[1][1] > pieces[0][3]
+
+
+def test_a_group_whose_values_do_not_follow_its_bars_lengths_is_dropped():
+    bars = [("A", "G", "74.9", ""), ("B", "G", "62.5", ""), ("C", "G", "53.5", "")]
+    lengths = {("A", "G"): 549.0, ("B", "G"): 425.0, ("C", "G"): 335.0}  # value = 20 + length / 10
+    assert _fits_lengths(bars, lengths)
+    misread = [("A", "G", "749", ""), *bars[1:]]  # OCR lost the decimal point
+    assert not _fits_lengths(misread, lengths)
+
+
+def test_a_pictured_chart_is_read_bar_by_bar(tmp_path):
+    if raster_charts._ocr_engine() is None:
+        pytest.skip("rapidocr_onnxruntime is not installed")
+    png = _barh_png(tmp_path / "chart.png")
+    bars, printed = raster_charts.read_picture_bars(str(png), [72, 100, 504, 272])
+    assert {(s, g, v) for s, g, v, _u in bars} == {(s, "Harbour Score", v) for s, v in SYSTEMS}
+    assert any(row[0] == "Harbour Score" for row in printed)
+
+
+def test_a_pdf_whose_figure_is_a_picture_of_a_chart_carries_its_bars(tmp_path):
+    """The reader hook: a captioned picture with no printed text of its own is read as a chart."""
+    if raster_charts._ocr_engine() is None:
+        pytest.skip("rapidocr_onnxruntime is not installed")
+    import pymupdf
+
+    from kg.ingest.pdf import read_pdf
+
+    png = _barh_png(tmp_path / "chart.png")
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_image(pymupdf.Rect(72, 100, 504, 272), filename=str(png))
+    page.insert_text((72, 292), "Figure 1: Harbour scores of three systems, one bar each.", fontsize=10)
+    doc.save(tmp_path / "pictured.pdf")
+    parsed = read_pdf(tmp_path / "pictured.pdf", tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    assert {(s, v) for s, _g, v, _u in json.loads(chart.bar_values)} == set(SYSTEMS)
+    assert "Harbour Score" in chart.visible_text
+
+
+def test_without_the_ocr_package_a_picture_is_no_chart_and_costs_no_document(tmp_path, monkeypatch):
+    png = _barh_png(tmp_path / "chart.png")
+    monkeypatch.setattr(raster_charts, "_ocr_engine", lambda: None)
+    assert raster_charts.read_picture_bars(str(png), [72, 100, 504, 272]) == ([], [])
+    assert raster_charts.read_picture_bars(str(tmp_path / "missing.png"), [72, 100, 504, 272]) == ([], [])
