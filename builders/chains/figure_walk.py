@@ -37,7 +37,7 @@ from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_
                                     value_is_number)
 from builders.chains.values import number
 from builders.chains.verbalize import mentions_entity
-from kg.ingest.pdf.bar_charts import Line as PrintedLine  # a printed line and its box: one definition
+from kg.ingest.pdf.chart_text import Line as PrintedLine  # a printed line and its box: one definition
 from queries.corpus_view import CorpusView, EvidenceNode
 
 MIN_CAPTION_WORDS = 12  # a caption this long says what the figure shows

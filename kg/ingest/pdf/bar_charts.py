@@ -17,8 +17,8 @@ text-only writer and verifier as the figure's evidence.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.tick_labels import side_names, tick_names
 from kg.ingest.pdf.types import Fill
 
@@ -37,26 +37,6 @@ BASE_TOLERANCE = 1.5  # points: bars whose bases differ by less stand on one axi
 GROUP_GAP = 0.8  # of a bar's width: a wider gap between two bars starts the next group
 COLOUR_DIGITS = 2  # fills of one series differ in the last digits between drawing calls
 ROW_TOLERANCE = 4.0  # points: group labels whose tops (or left edges) are this close stand in one row
-
-
-@dataclass(frozen=True)
-class Line:
-    """A printed line of the figure: its text and box (x0, y0, x1, y1)."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    rising: bool = False  # rotated to read upwards to the right: its box's right end is where the text ends
-
-    @property
-    def cx(self) -> float:
-        return (self.x0 + self.x1) / 2
-
-    @property
-    def cy(self) -> float:
-        return (self.y0 + self.y1) / 2
 
 
 def _colour(fill: Fill) -> tuple[float, ...]:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pymupdf
 
 from kg.ids import sha256_bytes
-from kg.ingest.pdf.bar_charts import Line as ChartLine
 from kg.ingest.pdf.bar_charts import legend, read_bars
+from kg.ingest.pdf.chart_text import Line as ChartLine
 from kg.ingest.pdf.types import Graphic, RawBlock, RawPage
 from kg.ingest.text import save_asset
 from kg.models import ImageRef

@@ -30,7 +30,8 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from kg.ingest.pdf.bar_charts import MIN_BARS, Line, on_shared_base, read_bars, value_at
+from kg.ingest.pdf.bar_charts import MIN_BARS, on_shared_base, read_bars, value_at
+from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.types import Fill
 
 log = logging.getLogger("hopgraph.ingest")

@@ -20,11 +20,10 @@ colour, so no legend could tell them apart): `side_names`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-if TYPE_CHECKING:
-    from kg.ingest.pdf.bar_charts import Line
-    from kg.ingest.pdf.types import Fill
+from kg.ingest.pdf.chart_text import Line
+from kg.ingest.pdf.types import Fill
 
 TICK_GAP = 14.0  # points between a bar's base and the top of a tick label line under it (a second line too)
 TICK_CENTRE = 3.5  # points between a bar's middle and the middle of its centred tick label's box

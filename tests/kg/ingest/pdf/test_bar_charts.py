@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from kg.ingest.pdf import read_pdf
-from kg.ingest.pdf.bar_charts import Line, read_bars
+from kg.ingest.pdf.bar_charts import read_bars
+from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.types import Fill
 from pdf_maker import GROUPED_GROUPS, GROUPED_SERIES, GROUPED_VALUES, grouped_bar_chart_report
 

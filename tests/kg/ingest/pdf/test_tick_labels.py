@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kg.ingest.pdf.bar_charts import Line
+from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.tick_labels import tick_names
 from kg.ingest.pdf.types import Fill
 
