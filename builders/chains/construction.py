@@ -17,29 +17,28 @@ describes it. So a serial chain is kept only when, hop by hop:
   identifying sentence with the bridge's name removed (it would hold that
   fact itself);
 * shortcut pre-check: the last hop is not ranked first for the earlier facts
-  (names removed), and no earlier hop names the answer;
+  (names removed), no earlier hop names the answer, and no number an earlier
+  hop identifies its bridge by is computed from the answering table (arithmetic.py);
 * answer-side rivals: the last hop holds other candidate answers of the
   target's kind, each in a relation of its own there ("rival answers"), and
   the bridge is not said of them too (values.bridge_beside_rivals);
 * the bridge's own words: the content words hop i-1's fact describes its
   bridge by are split into those no later hop's evidence holds (the writer
   may use them) and those it holds (the writer must not: a reader would
-  find the bridge in the later hop by them); a fact all of whose words
-  recur later is dropped (on the nine held-out PDFs a stricter share, half,
-  dropped only chains whose last hop answered alone anyway);
+  find the bridge in the later hop by them); a fact all of whose words recur later is dropped;
 * bridges mean one thing: a cross-document step needs the two chunks'
   contexts to agree (dense cosine, shortcuts.CorpusIndex), a table bridge
   must be the row's own name (not "Layers" for a "# Layers" row).
 
-Forks are exempt from the ambiguity rules (fork_walk.py: two values of one kind,
-compared). The figures are kept on the candidate (meta["construction"]) and on
-the Chain node, so a run's accepted and rejected chains can be compared.
+Forks are exempt from the ambiguity rules (fork_walk.py: two values of one kind, compared). The
+figures stay on the candidate (meta["construction"]) and the Chain node, for comparing verdicts.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from builders.chains.arithmetic import computed_number
 from builders.chains.bridges import NAME_LABELS
 from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
@@ -144,8 +143,10 @@ class ChainConstruction:
                                                                      *siblings], self._title_words(cand), answer)
             c.describe_by.append(own)
             c.avoid_words.append(shared)
-            if not c.reason:
-                c.reason = self._hop_reason(i, c)
+            c.reason = c.reason or self._hop_reason(i, c)
+            if not c.reason and i == len(cand.hops) - 1 and (n := computed_number(
+                    own, cand.table_cell, self._cells_of(cand.table_cell) if cand.table_cell else None)):
+                c.reason = f"pre-check: hop {i - 1}'s {n} is computed from two cells of the answering table"
             if not c.reason and defines(statement, self.names(incoming)):
                 c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             if not c.reason and shared and not own:

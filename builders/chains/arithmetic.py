@@ -1,0 +1,49 @@
+"""Numbers a reader computes from the answering table: no way to identify a bridge.
+
+q33 and q36: the writer identified a bridge by the number its hop reports, and the verifier found
+that number in the last hop by arithmetic. RE2's DIIN was "at least 17 times slower" (the next
+table's 0.85 s/batch against RE2's 0.05); GAIN-BERTbase "improves 2.22 F1 on dev" (the results
+table's 61.22 against the baseline's 59.00). Either way the table alone picks the row out, and the
+hop that stated the number is not needed. A fact's number is so computed when it is the difference
+or the ratio, to its printed precision, of the bridge row's cell and another row's cell of one
+column of the answering table: few pairs, so a match by chance is rare.
+"""
+
+from __future__ import annotations
+
+from builders.chains.tables import TableCell, TableIndex
+from builders.chains.values import number
+
+
+def _decimals(text: str) -> int:
+    digits = text.strip().rstrip("%x×")
+    return len(digits.split(".")[-1]) if "." in digits else 0
+
+
+MIN_RATIO = 5.0  # "17 times": a smaller ratio ("2x") two cells of a column often have by chance
+
+
+def _matches(value: float, decimals: int, a: float, b: float) -> bool:
+    """Whether value is |a - b| (exactly, for a whole number: 2 is no rounded 1.6) or, from MIN_RATIO
+    up, a / b or b / a rounded to value's decimals."""
+    half = 0.5 * 10 ** -decimals + 1e-9
+    if abs(abs(a - b) - value) <= (half if decimals else 1e-9):
+        return True
+    return value >= MIN_RATIO and any(y and abs(x / y - value) <= half for x, y in ((a, b), (b, a)))
+
+
+def computed_number(words: list[str], cell: TableCell | None, index: TableIndex | None) -> str:
+    """The first of `words` (a fact's describing words) that is a difference or ratio of the bridge row's
+    cell and another row's cell of one column of `cell`'s table; "" when none is (or no table answers)."""
+    if cell is None or index is None:
+        return ""
+    rows = {row: cells for (table, row), cells in index.cells.items() if table == cell.table_id}
+    own = {c.column_label: number(c.value) for c in rows.get(cell.row, [])}
+    pairs = [(a, number(c.value)) for r, cells in rows.items() if r != cell.row for c in cells
+             if (a := own.get(c.column_label)) is not None]
+    pairs = [(a, b) for a, b in pairs if b is not None]
+    for word in words:
+        value = number(word)
+        if value is not None and value > 0 and any(_matches(value, _decimals(word), a, b) for a, b in pairs):
+            return word
+    return ""

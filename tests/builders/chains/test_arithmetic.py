@@ -1,0 +1,31 @@
+"""Numbers a reader computes from the answering table (builders/chains/arithmetic.py)."""
+
+from __future__ import annotations
+
+from builders.chains.arithmetic import computed_number
+from tests.builders.chains.test_table_hops import _index
+
+RESULTS = ("| Model | Dev F1 | Test F1 | Time (s/batch) |\n|---|---|---|---|\n"
+           "| LSR-BERTbase | 59.00 | 59.05 | 0.05 |\n| GAIN-BERTbase | 61.22 | 60.14 | 0.85 |\n"
+           "| GAIN-BERTlarge | 62.08 | 61.24 | 1.02 |")
+
+
+def _cell(index, row_label: str, column: str):
+    return next(c for cs in index.cells.values() for c in cs if c.row_label == row_label and c.column_label == column)
+
+
+def test_an_improvement_over_another_row_is_computed_from_the_table():
+    """q36: "GAIN-BERTbase improves 2.22 F1 on dev" is 61.22 - 59.00, both cells of the answering table."""
+    _cells, index = _index(RESULTS)
+    answer = _cell(index, "GAIN-BERTbase", "Test F1")
+    assert computed_number(["improves", "2.22"], answer, index) == "2.22"
+    assert computed_number(["17"], answer, index) == "17"  # q33: "17 times slower", 0.85 / 0.05
+    assert computed_number(["2.31", "3.9"], answer, index) == ""  # no pair of one column gives these
+
+
+def test_a_whole_number_is_no_rounded_difference_and_a_small_ratio_is_chance():
+    _cells, index = _index(RESULTS)
+    answer = _cell(index, "GAIN-BERTbase", "Test F1")
+    assert computed_number(["2"], answer, index) == ""  # 61.22 - 59.00 is 2.22, not 2
+    assert computed_number(["1.2"], answer, index) == ""  # 1.02 / 0.85 = 1.2: too small a ratio to tell
+    assert computed_number(["2.22"], None, index) == ""  # no table answers
