@@ -64,6 +64,9 @@ _ADVERB = re.compile(r"(?:ically|nally|tively|ately|ously|fully|ently|antly|ingl
 # hyphenated id ("bert-base-uncased" is no use of "bert").
 _PROSE_WORD = re.compile(r"(?<![\w/.@-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?![\w/@]|-\w|\.\w)")
 LOWERCASE_SHARE = 0.25  # lower-case uses per use of the name that make it a common noun (at least 2)
+# "Zhang et al." with no year names an author group, not a work: q37 bridged a 2018 GNN citation to
+# the 2006 Zhang et al. row of a results table. With its year ("Zhang et al. (2006)") it names one work.
+_AUTHOR_GROUP = re.compile(r"\bet\.?\s+al\b\.?\s*$", re.IGNORECASE)
 _YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
 
 
@@ -86,7 +89,7 @@ def specific_name(name: str, label: str) -> bool:
     name = name.strip()
     if not name or len(name) > 60 or label in NUMERIC_LABELS or not clean_text(name):
         return False
-    if _NUMERICISH.match(name) or _YEAR.fullmatch(name):
+    if _NUMERICISH.match(name) or _YEAR.fullmatch(name) or _AUTHOR_GROUP.search(name):
         return False
     words = name.split()
     if len(words) > 6 or not _WORD.search(name):

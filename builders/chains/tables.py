@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 
 from builders.chains.question_words import value_label
 from builders.chains.windows import table_head
-from kg.ingest.tables import TableGrid, clean_cell, label_column, table_cells, table_grid
+from kg.ingest.tables import TableGrid, clean_cell, label_column, side_by_side, table_cells, table_grid
 from queries.corpus_view import CorpusView, EvidenceNode
 
 MAX_VALUE_WORDS = 6
@@ -190,7 +190,7 @@ def transposed(grid: TableGrid) -> TableGrid:
     """The grid read across: LLM reports print benchmarks as rows and models as columns ("| Benchmark |
     o3 | o4-mini |"), so a model's scores are a column; transposed, its header names a row. A grid
     whose label column is not the first, or that holds no rows, is left as it is (nothing to read)."""
-    if not grid.rows or label_column(grid) != 0:
+    if not grid.rows or label_column(grid) != 0 or len(side_by_side(grid)) > 1:  # two tables: no one across
         return TableGrid()
     width = len(grid.header)
     rows = [r + [""] * (width - len(r)) for r in grid.rows]
@@ -245,8 +245,9 @@ class TableIndex:
         grouped = {i for i in range(len(grid.rows) - 1)
                    if grid.rows[i][at:at + 1] != [""] and grid.rows[i + 1][at:at + 1] == [""]}
         wrapped = wrapped_rows(printed)  # printed row i is column i + 1 of the grid read across
-        cells = [c for c in table_cells(grid) if c.row not in grouped
-                 and ((c.column - 1) not in wrapped if self.across else c.row not in wrapped)]
+        lines = max(1, len(grid.rows))  # a second table printed beside the first numbers its rows on
+        cells = [c for c in table_cells(grid) if c.row % lines not in grouped
+                 and ((c.column - 1) not in wrapped if self.across else c.row % lines not in wrapped)]
         headers = Counter({c.column: c.column_label for c in cells}.values())
         labels = Counter({c.row: c.row_label for c in cells}.values())
         text = normal_text(node.text)

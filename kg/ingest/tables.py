@@ -208,17 +208,32 @@ def table_cells(table: Any) -> list[Cell]:
     such as a Chunk. Rows without a label and columns without a header name
     nothing and are left out."""
     grid = _as_grid(table)
-    at = label_column(grid)
     cells = []
-    for i, row in enumerate(grid.rows):
-        label = row[at] if len(row) > at else ""
-        if not label:
-            continue
-        for j in range(at + 1, min(len(row), len(grid.header))):
-            if row[j] and grid.header[j]:
-                unit = grid.units[j] if j < len(grid.units) else ""
-                cells.append(Cell(label, grid.header[j], row[j], i, j, unit))
+    for part, (start, end) in enumerate(side_by_side(grid)):
+        at = label_column(grid) if part == 0 else start
+        for i, row in enumerate(grid.rows):
+            label = row[at] if len(row) > at else ""
+            if not label:
+                continue
+            for j in range(at + 1, min(len(row), end)):
+                if row[j] and grid.header[j]:
+                    unit = grid.units[j] if j < len(grid.units) else ""
+                    # a second table's rows are numbered after the first's: one printed line holds two rows
+                    cells.append(Cell(label, grid.header[j], row[j], i + part * len(grid.rows), j, unit))
     return cells
+
+
+def side_by_side(grid: TableGrid) -> list[tuple[int, int]]:
+    """The column spans of the tables a grid holds: two printed side by side share each line, the second
+    starting where the first's label header comes again (LGN's Table 3, "| Models | P | R | F1 |  |
+    Models | NE | NM | All |", q37: MSRA's rows read with Weibo's cells, "Zhang et al. (2006)" given
+    Peng and Dredze's 58.99). An empty column between them belongs to neither."""
+    header = [h.strip().casefold() for h in grid.header]
+    for k in range(2, len(header)):
+        if header[0] and header[k] == header[0]:
+            gap = not header[k - 1] and all(len(r) <= k - 1 or not r[k - 1].strip() for r in grid.rows)
+            return [(0, k - 1 if gap else k), (k, len(header))]
+    return [(0, len(header))]
 
 
 _SIZE_OR_NUMBER = re.compile(r"[\d.,x×]+\s*[A-Za-z%]{0,2}")  # "7B", "8x7B", "1.5", "70%": values, no labels

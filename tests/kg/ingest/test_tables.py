@@ -192,3 +192,20 @@ def test_a_caption_read_as_the_first_row_becomes_the_caption():
     caption = _caption_row(first, words, 5)
     assert caption is not None and caption.label == "Table 1" and caption.text == "Table 1: Current layout detection"
     assert _caption_row(second, words, 5) is None
+
+
+def test_two_tables_printed_side_by_side_give_each_row_its_own_cells():
+    """LGN's Table 3 (q37): MSRA's results and Weibo's share each printed line; read as one table,
+    "Zhang et al. (2006)" got Peng and Dredze's 58.99 under "All". The label header printed again
+    starts the second table; the empty column between belongs to neither."""
+    from kg.ingest.tables import side_by_side, table_cells, table_grid
+
+    text = ("| Models | P | F1 |  | Models | NM | All |\n|---|---|---|---|---|---|---|\n"
+            "| Zhang et al. (2006) | 92.20 | 91.18 |  | Peng and Dredze (2015) | 62.97 | 58.99 |\n"
+            "| Lattice LSTM | 94.18 | 93.18 |  | LGN | 64.98 | 60.21 |")
+    assert side_by_side(table_grid(text)) == [(0, 3), (4, 7)]
+    cells = {(c.row_label, c.column_label): c for c in table_cells(text)}
+    assert cells[("Peng and Dredze (2015)", "All")].value == "58.99"
+    assert ("Zhang et al. (2006)", "All") not in cells and ("Zhang et al. (2006)", "F1") in cells
+    assert cells[("LGN", "All")].row != cells[("Lattice LSTM", "F1")].row  # one printed line, two rows
+    assert side_by_side(table_grid("| Model | P | Model size |\n|---|---|---|\n| A | 1 | 7B |")) == [(0, 3)]
