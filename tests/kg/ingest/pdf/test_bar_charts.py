@@ -215,6 +215,15 @@ def test_a_chart_the_reader_cannot_make_sense_of_costs_no_document(tmp_path, mon
     assert chart.bar_values == "" and "Korvex" in chart.visible_text
 
 
+def _bars_read(doc, path) -> dict[tuple[str, str], str]:
+    """(series, group) -> value of the bars ingest reads in the document's Figure 1."""
+    from pdf_maker import save
+
+    parsed = read_pdf(save(doc, path), path.parent / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    return {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+
+
 def _panel_chart(page, centred: bool = True):
     """Two panels without a legend, each bar named by its own label set at 30 degrees under it (gpt-oss's
     Figure 1), each panel titled over its bars; `centred` False sets each label to end at its tick."""
@@ -244,13 +253,9 @@ def test_bars_named_by_their_own_rotated_labels_are_read_without_a_legend(tmp_pa
     bars. The names are read from the labels centred under the bars, the groups from the titles."""
     import pymupdf
 
-    from pdf_maker import save
-
     doc = pymupdf.open()
     _panel_chart(doc.new_page(width=612, height=792))
-    parsed = read_pdf(save(doc, tmp_path / "panels.pdf"), tmp_path / "assets", workers=1)
-    chart = next(i for i in parsed.images if i.label == "Figure 1")
-    bars = {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+    bars = _bars_read(doc, tmp_path / "panels.pdf")
     assert bars == {("Zorvan-L", "Harbour (Traffic)"): "91.2", ("Zorvan-S", "Harbour (Traffic)"): "84.6",
                     ("Kettle-7", "Harbour (Traffic)"): "77.3", ("Zorvan-L", "Canal (Traffic)"): "66.1",
                     ("Zorvan-S", "Canal (Traffic)"): "58.9", ("Kettle-7", "Canal (Traffic)"): "71.4"}
@@ -261,13 +266,9 @@ def test_labels_set_to_end_at_their_tick_name_the_bar_they_end_under(tmp_path):
     bar, its box's middle over the bar before. Read by where it ends, each names its own bar."""
     import pymupdf
 
-    from pdf_maker import save
-
     doc = pymupdf.open()
     _panel_chart(doc.new_page(width=612, height=792), centred=False)
-    parsed = read_pdf(save(doc, tmp_path / "ending.pdf"), tmp_path / "assets", workers=1)
-    chart = next(i for i in parsed.images if i.label == "Figure 1")
-    bars = {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+    bars = _bars_read(doc, tmp_path / "ending.pdf")
     assert bars == {("Zorvan-L", "Harbour (Traffic)"): "91.2", ("Zorvan-S", "Harbour (Traffic)"): "84.6",
                     ("Kettle-7", "Harbour (Traffic)"): "77.3", ("Zorvan-L", "Canal (Traffic)"): "66.1",
                     ("Zorvan-S", "Canal (Traffic)"): "58.9", ("Kettle-7", "Canal (Traffic)"): "71.4"}
@@ -310,8 +311,6 @@ def test_horizontal_bars_named_by_their_side_labels_are_read_under_their_panels_
     legend), its name left of it, its value right of it, each panel titled over its bars."""
     import pymupdf
 
-    from pdf_maker import save
-
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     page.draw_rect(pymupdf.Rect(70, 95, 560, 200), color=(0, 0, 0), width=0.8)
@@ -327,9 +326,7 @@ def test_horizontal_bars_named_by_their_side_labels_are_read_under_their_panels_
             page.insert_text((left + 1.5 * float(value) + 3, top + 11), value, fontsize=7)
     page.insert_text((72, 220), "Figure 1: Scores of three systems on two traffic tasks, each panel one task, each bar "
                      "one system named at its left.", fontsize=10)  # as wide as both panels: one figure
-    parsed = read_pdf(save(doc, tmp_path / "barh.pdf"), tmp_path / "assets", workers=1)
-    chart = next(i for i in parsed.images if i.label == "Figure 1")
-    bars = {(s, g): v for s, g, v, _u in json.loads(chart.bar_values)}
+    bars = _bars_read(doc, tmp_path / "barh.pdf")
     assert bars == {("Zorvan-L", "Harbour Score"): "91.2", ("Zorvan-S", "Harbour Score"): "84.6",
                     ("Kettle-7", "Harbour Score"): "77.3", ("Zorvan-L", "Canal Score"): "66.1",
                     ("Zorvan-S", "Canal Score"): "58.9", ("Kettle-7", "Canal Score"): "71.4"}
