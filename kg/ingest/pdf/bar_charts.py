@@ -179,6 +179,12 @@ def value_at(bar: Fill, numbers: list[Line], vertical: bool) -> list[Line]:
             and -3 <= n.x0 - x1 <= VALUE_GAP]
 
 
+def _joined(upper: str, lower: str) -> str:
+    """A label printed over two lines; a word broken at its hyphen joins without a space ("CF-Div2-" over
+    "Stepfun-cpp" is "CF-Div2-Stepfun-cpp")."""
+    return f"{upper}{lower}" if upper.endswith("-") else f"{upper} {lower}"
+
+
 def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
     """The figure's short name lines that may be group labels, lines stacked at one place joined
     ("AIME 2024" over "(Pass@1)"); name_groups keeps those at a group's base."""
@@ -191,7 +197,7 @@ def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
         if above is None:
             joined.append(ln)
         else:
-            joined[joined.index(above)] = Line(f"{above.text} {ln.text}", min(above.x0, ln.x0), above.y0,
+            joined[joined.index(above)] = Line(_joined(above.text, ln.text), min(above.x0, ln.x0), above.y0,
                                                max(above.x1, ln.x1), ln.y1)
     return joined
 
@@ -326,7 +332,9 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     bars = on_shared_base(bars, vertical)
     if len(bars) < MIN_BARS:
         return []
-    numbers = [ln for ln in lines if _is_number(ln.text)]
+    # "+3.4" in a badge over a bar is the gain over the bar beside it, never a bar's value (Step 3.5 Flash's
+    # Figure 6 read the RL model's HLE bar as "+3.4", its 23.3 printed just below the badge).
+    numbers = [ln for ln in lines if _is_number(ln.text) and not ln.text.strip().startswith("+")]
     groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical)
     labels = group_labels(lines, vertical)
     names = name_groups(groups, labels, vertical, titled=bool(named))

@@ -92,6 +92,18 @@ def _two_groups():
     return fills, lines
 
 
+def test_a_gain_badge_over_a_bar_is_no_value_and_a_label_broken_at_its_hyphen_joins_whole():
+    """Step 3.5 Flash's Figure 6: "+3.4" in a badge over the RL bar is its gain, its 23.3 printed below;
+    a group label printed as "CF-Div2-" over "Stepfun-cpp" is one name."""
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    bars, labels = _two_groups()
+    badge = Line("+6.0", 62, 100, 72, 108)  # over Beta's MMLU bar, its 77.5 below the badge
+    broken = [Line("CF-Div2-", 140, 204, 180, 212), Line("Stepfun-cpp", 142, 213, 178, 221)]
+    read = read_bars(lines + [badge] + labels[:-1] + broken, fills + bars)
+    assert ("Beta", "MMLU", "77.5", "") in read and not any(v.startswith("+") for _s, _g, v, _u in read)
+    assert {g for _s, g, _v, _u in read} == {"MMLU", "CF-Div2-Stepfun-cpp"}
+
+
 def test_a_legend_printed_name_first_is_read_from_the_names_side():
     """Names left of their swatches, packed so that each swatch has the next entry's name as close to
     its right: the row starts with a name and ends with a swatch, so names come first; no series is
