@@ -37,13 +37,17 @@ _NOT_A_TITLE_RE = re.compile(
     r"preface|foreword|page \d+|proceedings)$", re.I)
 
 
+# A word processor's field or macro name left as the title: "$FINAL" (IBM's WLM velocity-goals paper, q38).
+_PLACEHOLDER_RE = re.compile(r"[$%#&@]\S*|\{[^{}]*\}|\[[^\[\]]*\]")
+
+
 def meaningful_metadata_title(title: str) -> str:
     """The metadata title if it names the document, else ""."""
     title = " ".join((title or "").split())
     # ACL Anthology files carry their volume as the title ("Proceedings of the 45th Annual Meeting of
     # the Association of Computational Linguistics"): a series label names no one paper.
     if len(title) < 4 or not re.search(r"[A-Za-z]{3}", title) or _GENERIC_METADATA_RE.search(title) \
-            or is_stamp(title):
+            or is_stamp(title) or _PLACEHOLDER_RE.fullmatch(title):
         return ""
     return title[:TITLE_MAX_CHARS]
 

@@ -72,3 +72,13 @@ def test_a_volume_in_the_metadata_is_no_title(tmp_path):
     doc = read_document(path, tmp_path / "assets")
     assert doc.title == "Sparse Information Extraction"
     assert meaningful_metadata_title(volume) == ""
+
+
+def test_a_field_name_left_in_the_metadata_is_no_title():
+    """q38: IBM's WLM velocity-goals paper carries "$FINAL" as its metadata title; the model read it as
+    a source name ("the $FINAL z/OS WLM reports")."""
+    from kg.ingest.pdf.title import meaningful_metadata_title
+
+    for placeholder in ("$FINAL", "{TITLE}", "[Title]", "#DRAFT"):
+        assert meaningful_metadata_title(placeholder) == "", placeholder
+    assert meaningful_metadata_title("MVS WLM Velocity Goals") == "MVS WLM Velocity Goals"
