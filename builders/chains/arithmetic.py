@@ -43,6 +43,8 @@ def computed_number(words: list[str], cell: TableCell | None, index: TableIndex 
              if (a := own.get(c.column_label)) is not None]
     pairs = [(a, b) for a, b in pairs if b is not None]
     for word in words:
+        if word[:1] == "0" and word[1:2].isdigit():  # "08" of "14:08:57": a clock's or a date's part
+            continue
         value = number(word)
         if value is not None and value > 0 and any(_matches(value, _decimals(word), a, b) for a, b in pairs):
             return word

@@ -29,3 +29,4 @@ def test_a_whole_number_is_no_rounded_difference_and_a_small_ratio_is_chance():
     assert computed_number(["2"], answer, index) == ""  # 61.22 - 59.00 is 2.22, not 2
     assert computed_number(["1.2"], answer, index) == ""  # 1.02 / 0.85 = 1.2: too small a ratio to tell
     assert computed_number(["2.22"], None, index) == ""  # no table answers
+    assert computed_number(["017"], answer, index) == ""  # q38: "08" of "14:08:57"; as 17 it would match
