@@ -133,10 +133,12 @@ def _rounded_in(word: str, later: set[str]) -> bool:
 
 # What follows a name that says what the thing *is*, not what it did: an apposition ("CMMLU, a Chinese
 # multi-subject multiple-choice task"), a copula with an article ("X is a benchmark") or a verb of
-# composition ("AGIEval includes both English and Chinese subsets"). A short bracket may come between.
+# composition ("AGIEval includes both English and Chinese subsets"), or a definition ("Unearned revenue
+# represents amounts invoiced in advance of revenue recognition", q33 and q39). A short bracket may come between.
 _DEFINES = re.compile(r"^\s*(?:\([^()]{0,40}\)|\[[^\]]{0,40}\])?\s*(?:[,:\u2013]\s*(?:a|an|the|which\s+is)\b"
                       r"|(?:is|are|was|were)\s+(?:a|an|one\s+of)\b"
-                      r"|(?:includes?|contains?|consists?\s+of|comprises?|covers?|refers?\s+to|denotes?|stands?\s+for)\b)",
+                      r"|(?:includes?|contains?|consists?\s+of|comprises?|covers?|refers?\s+to|denotes?|stands?\s+for"
+                      r"|represents?|means|(?:is|are)\s+defined\s+as)\b)",
                       re.IGNORECASE)
 
 

@@ -127,6 +127,12 @@ def test_a_fact_that_says_what_the_bridge_is_is_a_definition():
     assert not defines("For non-reasoning data we utilize DeepSeek-V2.5 to generate responses.", ["DeepSeek-V2.5"])
     assert not defines("Qwen3-32B outperforms our previous model, QwQ-32B, in most benchmarks.", ["QwQ-32B"])
     assert not defines("The Helsinki Marine Institute operates the Baltic research vessel.", ["Helsinki Marine Institute"])
+    # q33, q39: a release's note defines a balance-sheet line; an accountant names it from the definition
+    assert defines("Unearned revenue represents amounts that have been invoiced in advance of revenue "
+                   "recognition and is recognized as transfer of control occurs.", ["Unearned revenue"])
+    assert defines("Remaining performance obligation is defined as all future revenue under contract.",
+                   ["Remaining performance obligation"])
+    assert not defines("Unearned revenue rose 12% to $15.1 billion.", ["Unearned revenue"])
 
 
 def test_a_title_taken_from_a_file_name_names_its_subject():
