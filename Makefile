@@ -13,7 +13,7 @@ $(BIN)/python:
 
 # torch first, pinned: a CPU build of 2.13.0 lies on these machines' disk.
 # Letting sentence-transformers pull torch would download a multi-GB CUDA build.
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e '.[export]'
 	$(BIN)/pip install -q --no-deps rapidocr_onnxruntime==1.4.4  # its deps are in pyproject (headless cv2)

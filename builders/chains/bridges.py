@@ -66,7 +66,7 @@ _PROSE_WORD = re.compile(r"(?<![\w/.@-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)
 LOWERCASE_SHARE = 0.25  # lower-case uses per use of the name that make it a common noun (at least 2)
 # "Zhang et al." with no year names an author group, not a work: q37 bridged a 2018 GNN citation to
 # the 2006 Zhang et al. row of a results table. With its year ("Zhang et al. (2006)") it names one work.
-_AUTHOR_GROUP = re.compile(r"\bet\.?\s+al\b\.?\s*$", re.IGNORECASE)
+_AUTHOR_GROUP = re.compile(r"\bet\.?\s+al\b[.,;:]*\s*$", re.IGNORECASE)
 _YEAR = re.compile(r"\((?:19|20)\d{2}[a-z]?\)|\b(?:19|20)\d{2}[a-z]?\b")
 
 

@@ -109,7 +109,8 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     spelled_in = " ".join(n.lower() for n in (*candidates, answer) if n)
     inside = {w for w in words if len(w) >= 4 and w.strip("-") in spelled_in}
     # A compound whose parts are to be avoided is too ("omni-instruct" beside a banned "omni", q35).
-    inside |= {w for w in words if "-" in w and any(_stem(part) in avoid for part in w.split("-") if part)}
+    name_words = set().union(*named) if named else set()
+    inside |= {w for w in words if "-" in w and any(_stem(part) in name_words for part in w.split("-") if part)}
     own = [w for w in words if _stem(w) not in avoid and w not in inside]
     shared = [w for w in words if _stem(w) in avoid or w in inside]
     spelled = {_stem(w): w.lower().strip("-") for n in candidates for w in _WORD.findall(n)}

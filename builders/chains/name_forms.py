@@ -22,11 +22,14 @@ def nested(a: str, b: str) -> bool:
     return bool(a and b) and (a in b or b in a)
 
 
+_ENDS = re.compile(r"^\W+|\W+$")  # marks around a word: "• Total", "Total:", "Total†"
+
+
 def ordinary_word(name: str) -> bool:
     """One everyday word ("Models", "Total"): no name for a table row to be a bridge by. Marks around
     it are no words (q34: PepsiCo's "• Total" row bridged two tables as "the reporting line whose
     effective net pricing contributed 15 points")."""
-    words = [w.strip(".,:;()[]*") for w in name.split() if any(ch.isalnum() for ch in w)]
+    words = [_ENDS.sub("", w) for w in name.split() if any(ch.isalnum() for ch in w)]
     return len(words) == 1 and not any(ch.isdigit() for ch in words[0]) and not words[0].isupper() \
         and zipf(words[0]) >= NAMES_NOTHING_ZIPF
 

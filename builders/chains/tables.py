@@ -241,9 +241,9 @@ class TableIndex:
         grid = transposed(printed) if self.across else printed
         # A labelled row followed by unlabelled ones heads a group ("Biomed" over four datasets):
         # its label names several rows, so none of its cells is "the <column> of <label>".
-        at = label_column(grid)
-        grouped = {i for i in range(len(grid.rows) - 1)
-                   if grid.rows[i][at:at + 1] != [""] and grid.rows[i + 1][at:at + 1] == [""]}
+        at, first_end = label_column(grid), side_by_side(grid)[0][1]
+        grouped = {i for i in range(len(grid.rows) - 1) if grid.rows[i][at:at + 1] != [""]
+                   and grid.rows[i + 1][at:at + 1] == [""] and any(grid.rows[i + 1][at + 1:first_end])}
         wrapped = wrapped_rows(printed)  # printed row i is column i + 1 of the grid read across
         lines = max(1, len(grid.rows))  # a second table printed beside the first numbers its rows on
         cells = [c for c in table_cells(grid) if c.row % lines not in grouped

@@ -20,7 +20,7 @@ import re
 
 from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.tick_labels import side_names, tick_names
-from kg.ingest.pdf.types import Fill
+from kg.ingest.pdf.types import Fill, join_lines
 
 MAX_SWATCH_SIDE = 16.0  # points: a legend swatch is a small mark beside its name (this high at most)
 SIDE_MARGIN = 1.0  # points: one side's typical gap must be this much tighter to be the names' side
@@ -179,10 +179,15 @@ def value_at(bar: Fill, numbers: list[Line], vertical: bool) -> list[Line]:
             and -3 <= n.x0 - x1 <= VALUE_GAP]
 
 
-def _joined(upper: str, lower: str) -> str:
-    """A label printed over two lines; a word broken at its hyphen joins without a space ("CF-Div2-" over
-    "Stepfun-cpp" is "CF-Div2-Stepfun-cpp")."""
-    return f"{upper}{lower}" if upper.endswith("-") else f"{upper} {lower}"
+def _badge(line: Line, fills: list[Fill]) -> bool:
+    """A "+"-signed number printed in a small box of its own is a gain badge over a bar, not its value
+    (Step 3.5 Flash's Figure 6: "+3.4" boxed over the RL model's HLE bar, its 23.3 printed beside). A
+    chart of signed changes prints its numbers at the bars, in no box, and keeps them."""
+    if not line.text.strip().startswith("+"):
+        return False
+    height = line.y1 - line.y0
+    return any(f.rect[0] - 1.5 <= line.x0 and line.x1 <= f.rect[2] + 1.5 and f.rect[1] - 1.5 <= line.y0
+               and line.y1 <= f.rect[3] + 1.5 and f.rect[3] - f.rect[1] <= 2 * height for f in fills)
 
 
 def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
@@ -197,7 +202,7 @@ def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
         if above is None:
             joined.append(ln)
         else:
-            joined[joined.index(above)] = Line(_joined(above.text, ln.text), min(above.x0, ln.x0), above.y0,
+            joined[joined.index(above)] = Line(join_lines([above.text, ln.text]), min(above.x0, ln.x0), above.y0,
                                                max(above.x1, ln.x1), ln.y1)
     return joined
 
@@ -332,9 +337,7 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     bars = on_shared_base(bars, vertical)
     if len(bars) < MIN_BARS:
         return []
-    # "+3.4" in a badge over a bar is the gain over the bar beside it, never a bar's value (Step 3.5 Flash's
-    # Figure 6 read the RL model's HLE bar as "+3.4", its 23.3 printed just below the badge).
-    numbers = [ln for ln in lines if _is_number(ln.text) and not ln.text.strip().startswith("+")]
+    numbers = [ln for ln in lines if _is_number(ln.text) and not _badge(ln, fills)]
     groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical)
     labels = group_labels(lines, vertical)
     names = name_groups(groups, labels, vertical, titled=bool(named))

@@ -38,6 +38,7 @@ log = logging.getLogger("hopgraph.ingest")
 _NUMBER = re.compile(r"[-+]?\d[\d.,]*%?")
 
 MAX_SIDE = 1600  # px: a larger picture is scaled down before reading (OCR time grows with its area)
+SCREEN_SIDE = 500  # px: the size the cheap is-it-a-chart test looks at
 MIN_SIDE = 200  # px: a smaller picture holds no readable chart
 QUANT = 16  # colour levels per channel: anti-aliasing varies the last bits only
 MIN_BAR_PX = 5  # px: a bar is at least this thick and this long
@@ -96,27 +97,50 @@ def _ocr_engine():
     return RapidOCR()
 
 
+def _glyphs(text: str, boxes: list) -> tuple[list[str], list, set[int]] | None:
+    """The line's glyphs, their boxes, and the glyphs a printed space stands before. The engine boxes
+    every character, spaces too, or (some lines) every character but the spaces."""
+    chars = list(text)
+    if len(boxes) == len(chars):
+        paired = list(zip(chars, boxes))
+    elif len(boxes) == sum(1 for ch in chars if not ch.isspace()):
+        it = iter(boxes)
+        paired = [(ch, None if ch.isspace() else next(it)) for ch in chars]
+    else:
+        return None
+    glyphs, glyph_boxes, spaced = [], [], set()
+    for ch, box in paired:
+        if ch.isspace():
+            if glyphs:
+                spaced.add(len(glyphs))
+            continue
+        glyphs.append(ch)
+        glyph_boxes.append(box)
+    return (glyphs, glyph_boxes, spaced) if glyphs else None
+
+
 def _segments(text: str, boxes: list) -> list[tuple[str, float, float, float, float]]:
-    """One OCR line as the printed lines it holds: split where its glyphs stand a line's height apart
-    (Baichuan-M3's Figure 7: one panel's "39.6" and the next panel's "medgemma-27b-text-it" came
-    back as one line), and spaced where they stand apart by SPACE_GAP at a lower-to-upper case change
+    """One OCR line as the printed lines it holds: split where its glyphs stand a line's height apart,
+    or where a number is followed, a word's space on, by a name (Baichuan-M3's Figure 7: one panel's
+    "39.6" and the next panel's "medgemma-27b-text-it" came back as one line); spaced where the
+    engine printed a space, or the glyphs stand apart by SPACE_GAP at a lower-to-upper case change
     ("Clinical" | "Inquiry") or by WORD_GAP anywhere. A name written in one piece ("HealthBench",
-    "AntAngelMed") has no such gap and stays whole. Boxes in pixels."""
-    glyphs = [ch for ch in text if not ch.isspace()]
-    if len(boxes) != len(glyphs) or not glyphs:
+    "AntAngelMed") has no such gap and stays whole. Boxes in pixels; [] when they do not match."""
+    found = _glyphs(text, boxes)
+    if found is None:
         return []
+    glyphs, boxes, printed_space = found
     height = max(1.0, float(np.median([b[2][1] - b[0][1] for b in boxes])))
     pieces: list[list[int]] = [[0]]
     spaces: set[int] = set()
     for k in range(1, len(glyphs)):
         gap = boxes[k][0][0] - boxes[k - 1][1][0]
+        word_break = k in printed_space or gap >= WORD_GAP * height
         so_far = "".join(glyphs[j] for j in pieces[-1])
-        # a number and then a name, a word's space apart, are a value and the next panel's label
-        if gap >= SPLIT_GAP * height or (gap >= WORD_GAP * height and _NUMBER.fullmatch(so_far)
-                                         and glyphs[k].isalpha()):
+        if gap >= SPLIT_GAP * height or (word_break and _NUMBER.fullmatch(so_far) and glyphs[k].isalpha()):
             pieces.append([k])
             continue
-        if gap >= WORD_GAP * height or (glyphs[k - 1].islower() and glyphs[k].isupper() and gap >= SPACE_GAP * height):
+        if word_break or (glyphs[k - 1].islower() and glyphs[k].isupper() and gap >= SPACE_GAP * height):
             spaces.add(k)
         pieces[-1].append(k)
     out = []
@@ -146,9 +170,21 @@ def ocr_lines(pixels: np.ndarray) -> list[tuple[str, float, float, float, float]
     return lines
 
 
+def _value(printed: str) -> float | None:
+    """A printed bar value as a number ("54%", "$3.5", "1,024", "−1.2"); None when it is none."""
+    text = printed.strip().replace("\u2212", "-").replace(",", "").rstrip("%").replace("$", "")
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def _fits_lengths(bars: list[tuple[str, str, str, str]], length_of: dict[tuple[str, str], float]) -> bool:
-    """Whether one group's values lie on a straight line through their bars' lengths."""
-    pairs = [(length_of[(s, g)], float(v)) for s, g, v, _u in bars if (s, g) in length_of]
+    """Whether one group's values lie on a straight line through their bars' lengths; a value that reads
+    as no number fails."""
+    pairs = [(length_of[(s, g)], _value(v)) for s, g, v, _u in bars if (s, g) in length_of]
+    if any(v is None for _l, v in pairs):
+        return False
     if len(pairs) < MIN_BARS:
         return len(pairs) == len(bars)  # too few to test; kept only when every bar was measured
     lengths, values = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
@@ -159,17 +195,25 @@ def _fits_lengths(bars: list[tuple[str, str, str, str]], length_of: dict[tuple[s
     return bool(np.all(np.abs(slope * lengths + intercept - values) <= FIT_TOLERANCE * spread + 0.051))
 
 
+def _may_be_chart(pixels: np.ndarray) -> bool:
+    """Three solid boxes on one base in a copy scaled to about SCREEN_SIDE px: the test every captioned
+    picture takes, so it must be cheap (the full-size search costs over a second on a large photo)."""
+    step = max(1, max(pixels.shape[:2]) // SCREEN_SIDE)
+    boxes = [Fill(tuple(float(v) for v in box), rgb) for box, rgb in solid_boxes(pixels[::step, ::step])]
+    return any(len(on_shared_base(boxes, vertical)) >= MIN_BARS for vertical in (True, False))
+
+
 def read_picture_bars(path: str, bbox: list[float]) -> tuple[list[tuple[str, str, str, str]], list[list]]:
     """The chart's bars and its printed lines (page points, for visible_lines) from a picture whose
     box on the page is `bbox`; ([], []) for a picture that is no bar chart read whole."""
     pixels = _pixels(path)
     if pixels is None or min(pixels.shape[:2]) < MIN_SIDE or len(bbox) != 4:
         return [], []
+    if not _may_be_chart(pixels):
+        return [], []
     sx, sy = (bbox[2] - bbox[0]) / pixels.shape[1], (bbox[3] - bbox[1]) / pixels.shape[0]
     fills = [Fill((bbox[0] + x0 * sx, bbox[1] + y0 * sy, bbox[0] + x1 * sx, bbox[1] + y1 * sy), rgb)
              for (x0, y0, x1, y1), rgb in solid_boxes(pixels)]
-    if not any(len(on_shared_base(fills, vertical)) >= MIN_BARS for vertical in (True, False)):
-        return [], []
     found = ocr_lines(pixels)
     if not found:
         return [], []
@@ -179,10 +223,8 @@ def read_picture_bars(path: str, bbox: list[float]) -> tuple[list[tuple[str, str
     if not bars:
         return [], []
     length_of = _bar_lengths(bars, lines, fills)
-    groups = {g for _s, g, _v, _u in bars}
-    kept = [b for b in bars if _fits_lengths([x for x in bars if x[1] == b[1]], length_of)]
-    if len({g for _s, g, _v, _u in kept}) < len(groups):
-        log.debug("picture %s: a group's values do not follow its bars", path)
+    fitting = {g for g in {b[1] for b in bars} if _fits_lengths([b for b in bars if b[1] == g], length_of)}
+    kept = [b for b in bars if b[1] in fitting]
     printed = [[ln.text, *(round(v, 1) for v in (ln.x0, ln.y0, ln.x1, ln.y1))] for ln in lines]
     return kept, printed if kept else []
 
@@ -192,11 +234,11 @@ def _bar_lengths(bars, lines: list[Line], fills: list[Fill]) -> dict[tuple[str, 
     out: dict[tuple[str, str], float] = {}
     for series, group, value, _unit in bars:
         for line in [ln for ln in lines if ln.text.strip() == value]:
-            for vertical in (True, False):
-                near = [f for f in fills if line in value_at(f, [line], vertical)]
-                if len(near) == 1:
-                    x0, y0, x1, y1 = near[0].rect
-                    out[(series, group)] = y1 - y0 if vertical else x1 - x0
+            found = {vertical: [f for f in fills if line in value_at(f, [line], vertical)] for vertical in (True, False)}
+            ends = [(vertical, near[0]) for vertical, near in found.items() if len(near) == 1]
+            if len(ends) == 1:  # over one bar's top or beside one bar's end, not both (a neighbour's side)
+                vertical, (x0, y0, x1, y1) = ends[0][0], ends[0][1].rect
+                out[(series, group)] = y1 - y0 if vertical else x1 - x0
     return out
 
 
@@ -206,7 +248,11 @@ def read_picture_charts(figures: list) -> None:
     for ref in figures:
         if not ref.label or ref.visible_text or ref.bar_values or not ref.path:
             continue
-        bars, printed = read_picture_bars(ref.path, list(ref.bbox))
+        try:
+            bars, printed = read_picture_bars(ref.path, list(ref.bbox))
+        except Exception as exc:  # noqa: BLE001 - reading a chart is an extra: a picture costs no document
+            log.warning("picture %s of %s not read as a chart: %s", ref.label, ref.path, exc)
+            continue
         if bars:
             ref.bar_values = json.dumps([list(b) for b in bars])
             ref.visible_lines = json.dumps(printed)

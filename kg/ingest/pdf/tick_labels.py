@@ -70,6 +70,11 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
     lines_of = max(centred, ending, key=lambda found: sum(len(v) for v in found.values()))
     if sum(len(v) for v in lines_of.values()) < MIN_PLACED * len(at_base):
         return {}
+    return _named(lines_of, by_id)
+
+
+def _named(lines_of: dict[int, list[Line]], by_id: dict[int, Fill]) -> dict[int, str]:
+    """id(bar) -> its label's lines joined top to bottom; a white box (a panel's ground) is no bar."""
     names = {k: " ".join(" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)) for k, v in lines_of.items()}
     return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
 
@@ -94,5 +99,7 @@ def side_names(lines: list[Line], fills: list[Fill]) -> dict[int, str]:
     placed = {k: v for k, v in placed.items() if len(v) == 1}
     if not at_base or len(placed) < MIN_PLACED * len(at_base):
         return {}
-    names = {k: " ".join(v[0].text.split()) for k, v in placed.items()}
-    return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
+    # Boxes of one length in a row beside labels are a heatmap's or a table's cells, not bars of values.
+    if len({round(by_id[k].rect[2] - by_id[k].rect[0]) for k in placed}) == 1:
+        return {}
+    return _named(placed, by_id)

@@ -36,9 +36,12 @@ def test_a_rivals_name_the_sources_title_holds_is_not_banned():
 def test_a_compound_whose_part_is_banned_is_no_description_and_a_titles_run_of_parts_is_no_ban():
     """q35: the writer was told to describe a bridge by "omni-instruct" and never to use "omni"; and
     "longcat-flash", a run of the report's own name "LongCat-Flash-Omni", was banned."""
-    own, avoid = fact_words("The omni-instruct variant scores 85.5 on VoiceBench", word_stems("Omni models table"),
-                            ["Qwen3-Omni-Instruct"])
+    own, avoid = fact_words("The omni-instruct variant scores 85.5 on VoiceBench", word_stems("a table"),
+                            ["Qwen3-Omni", "Kimi-Audio"])
     assert "omni-instruct" not in own and "omni-instruct" in avoid
+    own, _avoid = fact_words("The open-source variant scores 85.5", word_stems("open weights table"),
+                             ["Qwen3-Omni", "Kimi-Audio"])
+    assert "open-source" in own  # a part a later hop holds is no name's part
     assert "longcat-flash" in title_stems(["LongCat-Flash-Omni Technical Report"])
     assert "flash-omni" in title_stems(["LongCat-Flash-Omni Technical Report"])
 

@@ -447,3 +447,13 @@ def test_a_rate_in_a_money_table_takes_no_currency_and_no_scale():
     amount = TableCell("t", "Net revenue", "Twelve Months Ended Dec 31, 2022", "63,054", "$")
     assert table_target(amount, "Table: Results (In Millions)\n\n| Item | 2022 |\n|---|---|\n| x | 1 |").startswith(
         "$63,054 (")
+
+
+def test_a_shorter_table_printed_beside_a_longer_one_keeps_its_last_row():
+    """The first table's last row, with the other table's rows going on beside it, heads no group."""
+    cells, _index_ = _index("| Models | F1 |  | Models | All |\n|---|---|---|---|---|\n"
+                            "| Zhang et al. (2006) | 91.18 |  | Peng and Dredze (2015) | 56.05 |\n"
+                            "| Lattice LSTM | 93.18 |  | He and Sun (2016) | 54.82 |\n"
+                            "|  |  |  | LGN | 60.21 |")
+    assert cells[("Lattice LSTM", "F1")] == "93.18" and cells[("LGN", "All")] == "60.21"
+    assert ("Zhang et al. (2006)", "All") not in cells

@@ -97,11 +97,15 @@ def test_a_gain_badge_over_a_bar_is_no_value_and_a_label_broken_at_its_hyphen_jo
     a group label printed as "CF-Div2-" over "Stepfun-cpp" is one name."""
     fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
     bars, labels = _two_groups()
-    badge = Line("+6.0", 62, 100, 72, 108)  # over Beta's MMLU bar, its 77.5 below the badge
+    badge = Line("+6.0", 62, 100, 72, 108)  # boxed over Beta's MMLU bar, its 77.5 below the badge
+    badge_box = Fill((61, 99, 73, 109), (0.94, 0.97, 1.0))
     broken = [Line("CF-Div2-", 140, 204, 180, 212), Line("Stepfun-cpp", 142, 213, 178, 221)]
-    read = read_bars(lines + [badge] + labels[:-1] + broken, fills + bars)
+    read = read_bars(lines + [badge] + labels[:-1] + broken, fills + bars + [badge_box])
     assert ("Beta", "MMLU", "77.5", "") in read and not any(v.startswith("+") for _s, _g, v, _u in read)
     assert {g for _s, g, _v, _u in read} == {"MMLU", "CF-Div2-Stepfun-cpp"}
+    signed = [Line("+6.0", 62, 110, 72, 118) if ln.text == "77.5" else ln for ln in labels]
+    unboxed = read_bars(lines + signed, fills + bars)  # a chart of signed changes: its "+" values stand in no box
+    assert ("Beta", "MMLU", "+6.0", "") in unboxed
 
 
 def test_a_legend_printed_name_first_is_read_from_the_names_side():

@@ -59,12 +59,38 @@ def test_ocr_lines_get_back_their_spaces_and_a_value_glued_to_the_next_label_is_
     assert [p[0] for p in pieces] == ["39.6", "medgemma"] and pieces[1][1] > pieces[0][3]
 
 
+def test_a_space_the_engine_boxed_is_a_word_break_and_splits_a_value_from_the_next_label():
+    """RapidOCR boxes spaces too ("39.6 medgemma" came back with a box per character, the space's
+    included): the line must still split, and keep its printed spaces."""
+    def boxes(n, width=8, height=20):
+        return [[[k * width, 0], [(k + 1) * width, 0], [(k + 1) * width, height], [k * width, height]] for k in range(n)]
+
+    assert [p[0] for p in _segments("39.6 medgemma", boxes(13))] == ["39.6", "medgemma"]
+    assert _segments("Lab Test Score", boxes(14))[0][0] == "Lab Test Score"
+    assert _segments("Lab Test Score", boxes(5)) == []  # boxes that match no reading: the line as given
+
+
 def test_a_group_whose_values_do_not_follow_its_bars_lengths_is_dropped():
     bars = [("A", "G", "74.9", ""), ("B", "G", "62.5", ""), ("C", "G", "53.5", "")]
     lengths = {("A", "G"): 549.0, ("B", "G"): 425.0, ("C", "G"): 335.0}  # value = 20 + length / 10
     assert _fits_lengths(bars, lengths)
     misread = [("A", "G", "749", ""), *bars[1:]]  # OCR lost the decimal point
     assert not _fits_lengths(misread, lengths)
+    percent = [(s, g, v + "%", u) for s, g, v, u in bars]  # printed with a unit: still numbers
+    assert _fits_lengths(percent, lengths)
+    assert not _fits_lengths([("A", "G", "n/a", ""), *bars[1:]], lengths)
+
+
+def test_a_picture_the_reader_fails_on_costs_no_document(monkeypatch):
+    from kg.models import ImageRef
+
+    def broken(path, bbox):
+        raise ValueError("a chart no one foresaw")
+
+    monkeypatch.setattr(raster_charts, "read_picture_bars", broken)
+    figure = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100], label="Figure 1")
+    raster_charts.read_picture_charts([figure])  # logged, not raised
+    assert figure.bar_values == ""
 
 
 def test_a_pictured_chart_is_read_bar_by_bar(tmp_path):

@@ -53,3 +53,11 @@ def test_a_horizontal_bar_is_named_by_the_label_level_with_it_on_its_left():
         0: "Alpha", 1: "Beta-7B", 2: "Gamma"}
     between = [Line(t.text, t.x0, t.y0 + 10, t.x1, t.y1 + 10) for t in labels]  # each between two bars
     assert side_names(between, rows) == {}
+
+
+def test_cells_of_one_length_beside_row_labels_are_a_heatmap_not_bars():
+    from kg.ingest.pdf.tick_labels import side_names
+
+    cells = [Fill((200, 100 + 20 * k, 260, 114 + 20 * k), (1.0, 0.5 + 0.1 * k, 0.2)) for k in range(3)]
+    labels = [Line("Alpha", 150, 101, 197, 111), Line("Beta-7B", 140, 121, 197, 131), Line("Gamma", 150, 141, 197, 151)]
+    assert side_names(labels, cells) == {}
