@@ -22,18 +22,17 @@ def test_a_rising_label_names_the_bar_it_ends_under_not_the_one_its_middle_is_ov
     # Each box ends 3 points right of its bar's middle (108, 148, 188); its middle lies over the bar before.
     ending = [Line("Alpha", 80, 301, 111, 330, rising=True), Line("Beta", 121, 301, 151, 330, rising=True),
               Line("Gamma", 160, 301, 191, 330, rising=True)]
-    names = tick_names(ending, BARS)
-    assert {BARS.index(next(b for b in BARS if id(b) == k)): n for k, n in names.items()} == {
-        0: "Alpha", 1: "Beta", 2: "Gamma"}
+    index_of = {id(b): k for k, b in enumerate(BARS)}
+    assert {index_of[k]: n for k, n in tick_names(ending, BARS).items()} == {0: "Alpha", 1: "Beta", 2: "Gamma"}
 
 
 def test_a_label_placed_neither_way_names_no_bar():
     shifted = [Line(t, x0 - 12, 301, x1 - 12, 320) for t, x0, x1 in (("Alpha", 101, 115), ("Beta", 141, 155),
                                                                      ("Gamma", 181, 195))]
     assert tick_names(shifted, BARS) == {}  # not centred, and not rising: no end to read
-    falling = [Line(t.text, t.x0, t.y0, t.x1, t.y1, rising=False) for t in
-               (Line("Alpha", 80, 301, 111, 330), Line("Beta", 121, 301, 151, 330), Line("Gamma", 160, 301, 191, 330))]
-    assert tick_names(falling, BARS) == {}
+    # ending at each bar as a rising label would, but set level or falling: no end is read from its box
+    level = [Line("Alpha", 80, 301, 111, 330), Line("Beta", 121, 301, 151, 330), Line("Gamma", 160, 301, 191, 330)]
+    assert tick_names(level, BARS) == {}
 
 
 def test_a_chart_whose_labels_mostly_fit_no_placement_is_not_read():
@@ -48,9 +47,8 @@ def test_a_horizontal_bar_is_named_by_the_label_level_with_it_on_its_left():
 
     rows = [Fill((200, 100 + 20 * k, 200 + w, 114 + 20 * k), (1.0, 0.5 + 0.1 * k, 0.2)) for k, w in enumerate((90, 70, 50))]
     labels = [Line("Alpha", 150, 101, 197, 111), Line("Beta-7B", 140, 121, 197, 131), Line("Gamma", 150, 141, 197, 151)]
-    names = side_names(labels, rows)
-    assert {rows.index(next(b for b in rows if id(b) == k)): n for k, n in names.items()} == {
-        0: "Alpha", 1: "Beta-7B", 2: "Gamma"}
+    index_of = {id(b): k for k, b in enumerate(rows)}
+    assert {index_of[k]: n for k, n in side_names(labels, rows).items()} == {0: "Alpha", 1: "Beta-7B", 2: "Gamma"}
     between = [Line(t.text, t.x0, t.y0 + 10, t.x1, t.y1 + 10) for t in labels]  # each between two bars
     assert side_names(between, rows) == {}
 
