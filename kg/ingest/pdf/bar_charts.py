@@ -30,11 +30,13 @@ VALUE_GAP = 14.0  # points between a bar's end and the number printed at it
 MIN_SERIES = 2  # a legend names at least two colours (one colour needs no legend)
 MIN_BARS = 3  # fewer is no chart worth reading as one
 MAX_GROUP_WORDS = 6  # an axis label is a name, not a sentence (a caption below the chart is not one)
+MAX_TITLE_WORDS = 12  # a panel's title over bars named by their own tick labels may be longer
 AXIS_UNIT = re.compile(r"[(\[]\s*(%|in %|[a-zA-Z$€£/]{1,6})\s*[)\]]\s*$")  # "Latency (ms)", "Accuracy (%)"
 PERCENT_AXIS = re.compile(r"\(%\)|\[%\]|\bin %|\(in %\)")  # an axis title saying its values are percentages
 LABEL_GAP = 24.0  # points between a group's base and its axis label
 BASE_TOLERANCE = 1.5  # points: bars whose bases differ by less stand on one axis
 GROUP_GAP = 0.8  # of a bar's width: a wider gap between two bars starts the next group
+PANEL_GAP = 1.5  # of a bar's width: bars named by their own tick labels are one group up to a wider gap
 COLOUR_DIGITS = 2  # fills of one series differ in the last digits between drawing calls
 ROW_TOLERANCE = 4.0  # points: group labels whose tops (or left edges) are this close stand in one row
 
@@ -190,20 +192,24 @@ def _badge(line: Line, fills: list[Fill]) -> bool:
                and line.y1 <= f.rect[3] + 1.5 and f.rect[3] - f.rect[1] <= 2 * height for f in fills)
 
 
-def group_labels(lines: list[Line], vertical: bool) -> list[Line]:
+def group_labels(lines: list[Line], vertical: bool, max_words: int = MAX_GROUP_WORDS) -> list[Line]:
     """The figure's short name lines that may be group labels, lines stacked at one place joined
     ("AIME 2024" over "(Pass@1)"); name_groups keeps those at a group's base."""
-    names = [ln for ln in lines if not _is_number(ln.text) and len(ln.text.split()) <= MAX_GROUP_WORDS]
+    names = [ln for ln in lines if not _is_number(ln.text) and len(ln.text.split()) <= max_words]
     near = sorted(names, key=lambda ln: ln.y0)  # which group's base each stands at: name_groups
     joined: list[Line] = []
+    size: dict[int, float] = {}  # a joined label's type height: a note set smaller under a title is none of it
     for ln in near:
-        above = next((j for j in joined if vertical and abs(j.cx - ln.cx) <= 8
-                      and ln.cy > j.y1 - 2 and ln.y0 - j.y1 <= 4), None)  # the next line down, not the same one
+        height = ln.y1 - ln.y0
+        above = next((j for j in joined if vertical and abs(j.cx - ln.cx) <= 8 and ln.cy > j.y1 - 2
+                      and ln.y0 - j.y1 <= 4 and abs(size[id(j)] - height) <= 0.3 * max(size[id(j)], height)), None)
         if above is None:
             joined.append(ln)
+            size[id(ln)] = height
         else:
-            joined[joined.index(above)] = Line(join_lines([above.text, ln.text]), min(above.x0, ln.x0), above.y0,
-                                               max(above.x1, ln.x1), ln.y1)
+            both = Line(join_lines([above.text, ln.text]), min(above.x0, ln.x0), above.y0, max(above.x1, ln.x1), ln.y1)
+            joined[joined.index(above)] = both
+            size[id(both)] = size[id(above)]
     return joined
 
 
@@ -234,17 +240,17 @@ def _rows_by_base(bars: list[Fill], base: int) -> list[list[Fill]]:
     return rows
 
 
-def bar_groups(bars: list[Fill], vertical: bool) -> list[list[Fill]]:
-    """Bars standing side by side on one base (gaps under most of a bar's width) as one group: a row
+def bar_groups(bars: list[Fill], vertical: bool, gap: float = GROUP_GAP) -> list[list[Fill]]:
+    """Bars standing side by side on one base (gaps under `gap` of a bar's width) as one group: a row
     of panels further down the page has a base of its own."""
     lo, hi, base = (0, 2, 3) if vertical else (1, 3, 0)
-    width = max(b.rect[hi] - b.rect[lo] for b in bars)
     groups: list[list[Fill]] = []
     for row in _rows_by_base(bars, base):
         row = sorted(row, key=lambda b: b.rect[lo])
+        width = max(b.rect[hi] - b.rect[lo] for b in row)  # each row of panels by its own bars
         start = len(groups)
         for bar in row:
-            if len(groups) > start and bar.rect[lo] - groups[-1][-1].rect[hi] <= GROUP_GAP * width:
+            if len(groups) > start and bar.rect[lo] - groups[-1][-1].rect[hi] <= gap * width:
                 groups[-1].append(bar)
             else:
                 groups.append([bar])
@@ -281,7 +287,9 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool,
         sideways_title = titled and not vertical  # above the panel, so outside the bars' span
         inside = [g for g in labels if (sideways_title or start - 2 <= (g.cx if vertical else g.cy) <= end + 2)
                   and _at_base(g, group, vertical, titled)]
-        if inside:
+        if inside and titled:  # a title is set larger than the notes under it (GLM-4.5's "Agentic")
+            chosen[k] = min(inside, key=lambda g: (-round(g.y1 - g.y0), abs((g.cx if vertical else g.cy) - middle)))
+        elif inside:
             chosen[k] = min(inside, key=lambda g: abs((g.cx if vertical else g.cy) - middle))
     taken = [id(g) for g in chosen.values()]
     return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
@@ -338,8 +346,8 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     if len(bars) < MIN_BARS:
         return []
     numbers = [ln for ln in lines if _is_number(ln.text) and not _badge(ln, fills)]
-    groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical)
-    labels = group_labels(lines, vertical)
+    groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical, PANEL_GAP if named else GROUP_GAP)
+    labels = group_labels(lines, vertical, MAX_TITLE_WORDS if named else MAX_GROUP_WORDS)
     names = name_groups(groups, labels, vertical, titled=bool(named))
     group_of = {id(bar): names.get(k) for k, group in enumerate(groups) for bar in group}
     drop_misgrouped(group_of, bars, labels, vertical)

@@ -74,8 +74,9 @@ def filled_rects(drawings: list[dict]) -> list[Fill]:
     rounded. `drawings` as page.get_drawings(extended=True) lists them (clips with their levels);
     plain get_drawings() output works too, unclipped. Charts whose value axis starts above zero draw
     each bar down past the axis and clip it there (LongCat-Flash-Omni's Figure 1: bars to y=595
-    under an axis at y=531): the bar is what shows."""
-    out = []
+    under an axis at y=531): the bar is what shows. A box drawn twice (GLM-4.5's Figure 1 fills each
+    small bar twice) is one box, in the colour drawn last: two would claim each other's value."""
+    out: dict[tuple, Fill] = {}
     clips: dict[int, pymupdf.Rect] = {}  # level -> a clip in force for what is nested deeper
     for d in drawings:
         level = d.get("level", 0)
@@ -92,8 +93,9 @@ def filled_rects(drawings: list[dict]) -> list[Fill]:
                 r &= clip
             if r.is_empty:
                 continue
-            out.append(Fill((round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1)), tuple(d["fill"])))
-    return out
+            box = (round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1))
+            out[box] = Fill(box, tuple(d["fill"]))
+    return list(out.values())
 
 
 def _span_runs(spans: list[dict], gap: float = 15.0) -> list[list[dict]]:

@@ -242,18 +242,75 @@ def _bar_lengths(bars, lines: list[Line], fills: list[Fill]) -> dict[tuple[str, 
     return out
 
 
-def read_picture_charts(figures: list) -> None:
+def _prints_values(visible_text: str) -> bool:
+    """Whether a figure's own text holds numbers enough for a chart's values (MIN_BARS or more): then
+    it is a drawn chart, read by bar_charts.py, and no picture to read."""
+    return sum(1 for line in visible_text.splitlines() for word in line.split() if _NUMBER.fullmatch(word)) >= MIN_BARS
+
+
+def read_picture_charts(figures: list) -> list:
     """Fill bar_values, visible_lines and visible_text of each captioned picture (kg.models.ImageRef)
-    that printed no text of its own and reads as a bar chart."""
+    that reads as a bar chart and prints no values as text of its own: a pasted picture, or a figure
+    whose region holds a pasted chart beside some drawn text (Seed1.5-Thinking's Figure 1 stands in
+    one drawn box with the abstract, so its region has the abstract's lines as text). Returns the
+    figures read, for `respell_labels` once the document's text is known."""
+    read = []
     for ref in figures:
-        if not ref.label or ref.visible_text or ref.bar_values or not ref.path:
+        if not ref.label or ref.bar_values or not ref.path or _prints_values(ref.visible_text):
             continue
         try:
             bars, printed = read_picture_bars(ref.path, list(ref.bbox))
         except Exception as exc:  # noqa: BLE001 - reading a chart is an extra: a picture costs no document
             log.warning("picture %s of %s not read as a chart: %s", ref.label, ref.path, exc)
             continue
-        if bars:
+        if bars:  # what the OCR read stands for the figure's printed text (the drawn lines are among it)
             ref.bar_values = json.dumps([list(b) for b in bars])
             ref.visible_lines = json.dumps(printed)
             ref.visible_text = "\n".join(row[0] for row in printed)
+            read.append(ref)
+    return read
+
+
+def _vocabulary(texts: list[str]) -> set[str]:
+    return {w.strip(",.;:()[]").lower() for text in texts for w in text.split()}
+
+
+def _after_capitals(word: str, k: int) -> bool:
+    """A split point that ends a run of two or more capitals: before the run's last capital when a
+    lower-case letter follows it ("GPQA|Diamond"), or before a lower-case letter ("OpenAI|o3"). A
+    lower-to-upper change ("Health|Bench") is no such point: the OCR's gap already told that one."""
+    if k < 2 or k >= len(word):
+        return False
+    if word[k].isupper() and word[k - 1].isupper() and word[k - 2].isupper():
+        return word[k + 1:k + 2].islower()
+    return word[k].islower() and word[k - 1].isupper() and word[k - 2].isupper()
+
+
+def _respaced_word(word: str, vocabulary: set[str]) -> str:
+    """`word` split in two at a point ending a run of capitals, when the document prints both parts as
+    words and never the whole; else `word`."""
+    if word.lower() in vocabulary:
+        return word
+    for k in range(2, len(word)):
+        if _after_capitals(word, k) and word[:k].lower() in vocabulary and word[k:].lower() in vocabulary:
+            return f"{word[:k]} {word[k:]}"
+    return word
+
+
+def respell_labels(figures: list, texts: list[str]) -> None:
+    """Put back a space the OCR dropped after a run of capitals in a pictured chart's names, where
+    the document's text prints each part as a word and never the two as one ("OpenAIo3-mini-high"
+    -> "OpenAI o3-mini-high", "GPQADiamond" -> "GPQA Diamond": Seed1.5-Thinking's Figure 1, set in
+    a serif whose word spaces are narrower than the OCR's gap). Every letter stays as read."""
+    if not figures:
+        return
+    vocabulary = _vocabulary(texts)
+
+    def fix(name: str) -> str:
+        return " ".join(_respaced_word(w, vocabulary) for w in name.split())
+
+    for ref in figures:
+        bars = [[fix(series), fix(group), *rest] for series, group, *rest in json.loads(ref.bar_values)]
+        printed = [[fix(text), *box] for text, *box in json.loads(ref.visible_lines)]
+        ref.bar_values, ref.visible_lines = json.dumps(bars), json.dumps(printed)
+        ref.visible_text = "\n".join(row[0] for row in printed)

@@ -23,13 +23,17 @@ from __future__ import annotations
 from typing import Callable
 
 from kg.ingest.pdf.chart_text import Line
-from kg.ingest.pdf.types import Fill
+from kg.ingest.pdf.types import Fill, join_lines
 
 TICK_GAP = 14.0  # points between a bar's base and the top of a tick label line under it (a second line too)
 TICK_CENTRE = 3.5  # points between a bar's middle and the middle of its centred tick label's box
 # points between a bar's middle and the right edge of a label ending at its tick: the box's corner
 # lies past the text's end by half the line's height along the slope (2.7-2.9 points at 5.6-point type)
 END_REACH = 7.0
+# points a label's end may stop short of its bar's middle: GLM-4.5's Figure 1 ends "o3" 0.5 and the bold
+# "GLM-4.5" 2.5 points before it (the glyph box of a bold or short label ends earlier)
+END_BEFORE = 3.0
+MAX_SECOND_LINE_STEP = 12.0  # points right plus down from a rising label's end to its second line's end
 MAX_BAR_WIDTH = 40.0  # points: a wider filled shape is a panel's background, not a bar
 MIN_PLACED = 0.75  # share of the labels at the bars' base that must name one bar each under one placement
 
@@ -39,7 +43,26 @@ def _centred(tick: Line, bar: Fill) -> bool:
 
 
 def _ending(tick: Line, bar: Fill) -> bool:
-    return tick.rising and 0 <= tick.x1 - (bar.rect[0] + bar.rect[2]) / 2 <= END_REACH
+    return tick.rising and -END_BEFORE <= tick.x1 - (bar.rect[0] + bar.rect[2]) / 2 <= END_REACH
+
+
+def _continues(second: Line, first: Line) -> bool:
+    """Whether `second` is the next line of the rising label `first`: lines of one label end one under
+    the other, so the second's end lies a line's height from the first's, as far right as down (the
+    next label's end lies beside it, level: GLM-4.5's "Qwen3-235B" over "-Thinking-2507")."""
+    dx, dy = second.x1 - first.x1, second.y0 - first.y0
+    return (second.rising and first.rising and dx > 0 and dy > 0 and dx + dy <= MAX_SECOND_LINE_STEP
+            and abs(dx - dy) <= max(3.0, 0.5 * max(dx, dy)))
+
+
+def _second_lines(ticks: list[Line]) -> dict[int, Line]:
+    """id(second line) -> the first line of its rising label, for lines that continue exactly one."""
+    out = {}
+    for second in ticks:
+        firsts = [t for t in ticks if t is not second and _continues(second, t)]
+        if len(firsts) == 1 and not any(_continues(firsts[0], t) for t in ticks if t is not firsts[0]):
+            out[id(second)] = firsts[0]
+    return out
 
 
 def _lines_by_bar(at_base: list[Line], under: Callable[[Line], list], placed: Callable) -> dict[int, list[Line]]:
@@ -65,8 +88,14 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
     at_base = [t for t in ticks if any(c.isalpha() for c in t.text) and under(t)]
     if not at_base:
         return {}
-    centred, ending = _lines_by_bar(at_base, under, _centred), _lines_by_bar(at_base, under, _ending)
+    seconds = _second_lines(at_base)
+    centred = _lines_by_bar(at_base, under, _centred)
+    ending = _lines_by_bar([t for t in at_base if id(t) not in seconds], under, _ending)
     ending = {k: v for k, v in ending.items() if len(v) == 1}
+    for second in (t for t in at_base if id(t) in seconds):  # it ends where its first line's bar is
+        bar = next((k for k, v in ending.items() if v[0] is seconds[id(second)]), None)
+        if bar is not None:
+            ending[bar].append(second)
     lines_of = max(centred, ending, key=lambda found: sum(len(v) for v in found.values()))
     if sum(len(v) for v in lines_of.values()) < MIN_PLACED * len(at_base):
         return {}
@@ -75,8 +104,17 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
 
 def _named(lines_of: dict[int, list[Line]], by_id: dict[int, Fill]) -> dict[int, str]:
     """id(bar) -> its label's lines joined top to bottom; a white box (a panel's ground) is no bar."""
-    names = {k: " ".join(" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)) for k, v in lines_of.items()}
+    names = {k: _joined([" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)]) for k, v in lines_of.items()}
     return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
+
+
+def _joined(parts: list[str]) -> str:
+    """A label's lines as one name: a line that starts with a hyphen goes on without a space
+    ("Qwen3-235B" + "-Thinking-2507"), a line broken after one as types.join_lines joins it."""
+    out = ""
+    for part in parts:
+        out = out + part if out and part.startswith("-") and part[1:2].isalnum() else join_lines([out, part]) if out else part
+    return out
 
 
 def _level(label: Line, bar: Fill) -> bool:

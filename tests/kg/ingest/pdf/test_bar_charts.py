@@ -141,10 +141,18 @@ def test_percent_only_when_no_axis_names_another_unit():
 def test_only_opaque_filled_boxes_are_bars_or_swatches():
     from kg.ingest.pdf.layout import filled_rects
 
-    def box(opacity):
-        return {"fill": (0.3, 0.4, 0.9), "fill_opacity": opacity, "rect": (0, 0, 10, 50), "items": [("re",)]}
+    def box(opacity, x=0):
+        return {"fill": (0.3, 0.4, 0.9), "fill_opacity": opacity, "rect": (x, 0, x + 10, 50), "items": [("re",)]}
 
-    assert len(filled_rects([box(1.0), box(None), box(0.0), box(0.3)])) == 2  # invisible and faint: none
+    assert len(filled_rects([box(1.0), box(None, 20), box(0.0, 40), box(0.3, 60)])) == 2  # invisible and faint: none
+
+
+def test_a_box_drawn_twice_is_one_box_in_the_colour_drawn_last():
+    """GLM-4.5's Figure 1 fills each small bar twice: two boxes would each claim the bar's value."""
+    from kg.ingest.pdf.layout import filled_rects
+
+    drawn = [{"fill": colour, "rect": (0, 0, 10, 50), "items": [("re",)]} for colour in (BLUE, GREY)]
+    assert [(f.rect, f.rgb) for f in filled_rects(drawn)] == [((0, 0, 10, 50), GREY)]
 
 
 def test_a_bar_drawn_past_its_axis_is_cut_at_its_clip_and_rounded_corners_keep_it_a_box():
@@ -346,3 +354,33 @@ def test_horizontal_bars_named_by_their_side_labels_are_read_under_their_panels_
     assert bars == {("Zorvan-L", "Harbour Score"): "91.2", ("Zorvan-S", "Harbour Score"): "84.6",
                     ("Kettle-7", "Harbour Score"): "77.3", ("Zorvan-L", "Canal Score"): "66.1",
                     ("Zorvan-S", "Canal Score"): "58.9", ("Kettle-7", "Canal Score"): "71.4"}
+
+
+def test_panels_of_bars_named_by_their_ticks_are_grouped_by_panel_and_named_by_their_titles():
+    """GLM-4.5's Figure 1: a wide panel of 17-point bars (gaps of 11-14 points, under a long title)
+    over a row of small panels of 8-point bars, each titled over a note set smaller. Each panel is one
+    group, told by its own bars' width, and named by its title, not by the note."""
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+    fills, lines, ticks = [], [], []
+
+    def panel(left, base, width, gaps, values, title, note=None):
+        x = left
+        for name, value, gap in zip(names, values, gaps):
+            top = base - 2 * float(value)
+            fills.append(Fill((x, top, x + width, base), GREY))
+            lines.append(Line(value, x + 1, top - 9, x + width - 1, top - 1))
+            ticks.append(Line(name, x + width / 2 - 25, base + 1, x + width / 2 + 2, base + 28, rising=True))
+            x += width + gap
+        size = 12 if note else 9
+        lines.append(Line(title, left, base - 2 * max(map(float, values)) - 30, left + 4 * len(title), base - 2 * max(map(float, values)) - 30 + size))
+        if note:
+            lines.append(Line(note, left + 10, base - 2 * max(map(float, values)) - 16, left + 40, base - 2 * max(map(float, values)) - 11))
+
+    panel(100, 200, 17, (11, 14, 12, 0), ("65.0", "63.6", "61.2", "58.8"), "Average Over Twelve Benchmarks Of Every Kind Here")
+    panel(100, 420, 8, (3, 3, 3, 0), ("58.1", "55.4", "52.0", "50.3"), "Agentic", "Agentic Benchmarks: three")
+    panel(200, 420, 8, (3, 3, 3, 0), ("74.2", "71.4", "70.0", "68.8"), "Reasoning", "Reasoning Benchmarks: four")
+    read = {(s, g): v for s, g, v, _u in read_bars(lines, fills, [ln.text for ln in lines], ticks)}
+    assert read[("Alpha", "Average Over Twelve Benchmarks Of Every Kind Here")] == "65.0"
+    assert read[("Delta", "Average Over Twelve Benchmarks Of Every Kind Here")] == "58.8"
+    assert read[("Beta", "Agentic")] == "55.4" and read[("Delta", "Reasoning")] == "68.8"
+    assert len(read) == 12

@@ -127,3 +127,34 @@ def test_without_the_ocr_package_a_picture_is_no_chart_and_costs_no_document(tmp
     monkeypatch.setattr(raster_charts, "_ocr_engine", lambda: None)
     assert raster_charts.read_picture_bars(str(png), [72, 100, 504, 272]) == ([], [])
     assert raster_charts.read_picture_bars(str(tmp_path / "missing.png"), [72, 100, 504, 272]) == ([], [])
+
+
+def test_a_space_the_ocr_dropped_after_capitals_comes_back_as_the_documents_text_prints_it():
+    """Seed1.5-Thinking's Figure 1, set in a serif with narrow word spaces: the OCR read "GPQADiamond" and
+    "OpenAIo3-mini-high". The text prints "GPQA diamond" and "OpenAI" and "o3-mini-high" but never the
+    glued forms, so the spaces go back; the figure's own letters (its capital D) stay."""
+    from kg.models import ImageRef
+
+    figure = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100], label="Figure 1",
+                      bar_values=json.dumps([["OpenAIo3-mini-high", "GPQADiamond", "79.7", "%"],
+                                             ["HealthBench", "SWE-bench", "49.3", "%"]]),
+                      visible_lines=json.dumps([["GPQADiamond", 1, 2, 3, 4], ["HealthBench", 5, 6, 7, 8]]))
+    text = ["We compare with OpenAI models: o3-mini-high scores 79.7 on GPQA diamond.",
+            "Health scores are on a bench of our own."]  # "Health" and "bench", never "HealthBench"
+    raster_charts.respell_labels([figure], text)
+    assert json.loads(figure.bar_values)[0][:2] == ["OpenAI o3-mini-high", "GPQA Diamond"]
+    assert json.loads(figure.bar_values)[1][0] == "HealthBench"  # a lower-to-upper join was the OCR's call
+    assert figure.visible_text.splitlines() == ["GPQA Diamond", "HealthBench"]
+
+
+def test_a_figure_whose_drawn_text_holds_no_values_is_still_tried_as_a_picture(monkeypatch):
+    """A pasted chart standing in one drawn box with other text (the abstract over Seed1.5-Thinking's
+    Figure 1) has that text as its own; with no values among it, the picture is still read."""
+    from kg.models import ImageRef
+
+    tried = []
+    monkeypatch.setattr(raster_charts, "read_picture_bars", lambda path, bbox: tried.append(path) or ([], []))
+    boxed = ImageRef("i1", "/tmp/a.png", 1, [0, 0, 100, 100], label="Figure 1", visible_text="Abstract\nDate: April 10, 2025")
+    drawn = ImageRef("i2", "/tmp/b.png", 1, [0, 0, 100, 100], label="Figure 2", visible_text="Accuracy\n86.7\n79.8\n92.0")
+    raster_charts.read_picture_charts([boxed, drawn])
+    assert tried == ["/tmp/a.png"]  # a figure printing its values as text is the drawn-chart reader's

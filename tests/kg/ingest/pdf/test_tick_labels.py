@@ -59,3 +59,20 @@ def test_cells_of_one_length_beside_row_labels_are_a_heatmap_not_bars():
     cells = [Fill((200, 100 + 20 * k, 260, 114 + 20 * k), (1.0, 0.5 + 0.1 * k, 0.2)) for k in range(3)]
     labels = [Line("Alpha", 150, 101, 197, 111), Line("Beta-7B", 140, 121, 197, 131), Line("Gamma", 150, 141, 197, 151)]
     assert side_names(labels, cells) == {}
+
+
+def test_a_rising_label_ending_just_short_of_its_bar_still_names_it_and_its_second_line_joins_it():
+    """GLM-4.5's Figure 1: a bold or short label ends up to 2.5 points before its bar's middle, and a long
+    name is set on two rising lines, the second ending down and right of the first ("Qwen3-235B" over
+    "-Thinking-2507", "DeepSeek-" over "R1-0528"). The bar's name is both lines, joined as printed."""
+    bars = [Fill((100 + 28 * k, 200, 117 + 28 * k, 300), GREY) for k in range(3)]  # middles 108.5, 136.5, 164.5
+    ticks = [Line("o3", 96, 301, 108, 313, rising=True),  # ends 0.5 before its bar's middle
+             Line("Qwen3-235B", 107, 301, 140, 334, rising=True), Line("-Thinking-2507", 108, 307, 145, 344, rising=True),
+             Line("DeepSeek-", 140, 301, 169, 329, rising=True), Line("R1-0528", 151, 306, 175, 330, rising=True)]
+    index_of = {id(b): k for k, b in enumerate(bars)}
+    assert {index_of[k]: n for k, n in tick_names(ticks, bars).items()} == {
+        0: "o3", 1: "Qwen3-235B-Thinking-2507", 2: "DeepSeek-R1-0528"}
+    # the next bar's label beside a first line, level with it, continues nothing
+    level = [Line("Alpha", 80, 301, 111, 330, rising=True), Line("Beta", 121, 301, 151, 330, rising=True),
+             Line("Gamma", 160, 301, 191, 330, rising=True)]
+    assert sorted(tick_names(level, BARS).values()) == ["Alpha", "Beta", "Gamma"]
