@@ -19,7 +19,8 @@ SET n += r
 // name: upsert_images
 // Image.visible_text: text printed inside a PDF figure (labels, legend, values), one line a line;
 // Image.visible_lines: the same lines with their boxes (JSON), kg/ingest/pdf/figures.py;
-// Image.bar_values: a bar chart's bars read by legend colour (JSON [[series, group, value, unit]]), bar_charts.py.
+// Image.bar_values: a bar chart's bars read by legend colour (JSON [[series, group, value, unit]]), bar_charts.py;
+// Image.table_cells: a table pasted as a picture (JSON [[row label, column name, value]]), raster_tables.py.
 UNWIND $rows AS r
 MERGE (n:Image {id: r.id})
 SET n += r

@@ -12,7 +12,7 @@ MATCH (i:Image)
 RETURN i.id AS id, i.doc_id AS doc_id, i.caption AS caption, i.description AS description,
        i.label AS label, i.page AS page, i.path AS path, i.description_source AS description_source,
        i.visible_text AS visible_text, i.visible_lines AS visible_lines,
-       i.bar_values AS bar_values
+       i.bar_values AS bar_values, i.table_cells AS table_cells
 
 // name: walk_documents
 MATCH (d:Document)

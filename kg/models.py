@@ -55,6 +55,7 @@ class ImageRef:
     visible_text: str = ""  # text printed inside a PDF figure (labels, legend, values), one line a line
     visible_lines: str = ""  # the same lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
     bar_values: str = ""  # a bar chart's bars read by legend colour, JSON [[series, group, value, unit], ...]
+    table_cells: str = ""  # a table pasted as a picture, read by OCR, JSON [[row label, column name, value], ...]
 
 
 @dataclass

@@ -31,6 +31,7 @@ class EvidenceNode:
     visible_text: str = ""  # images: text printed inside the figure, one line a line (kg/ingest/pdf/figures.py)
     visible_lines: str = ""  # images: those lines with their boxes, JSON [[text, x0, y0, x1, y1], ...]
     bar_values: str = ""  # images: a bar chart's bars, JSON [[series, group, value, unit], ...] (bar_charts.py)
+    table_cells: str = ""  # images: a pictured table's cells, JSON [[row, column, value], ...] (raster_tables.py)
 
 
 @dataclass
@@ -86,7 +87,8 @@ def load_corpus_view(store) -> CorpusView:
                                            description_source=r.get("description_source") or "",
                                            visible_text=r.get("visible_text") or "",
                                            visible_lines=r.get("visible_lines") or "",
-                                           bar_values=r.get("bar_values") or "")
+                                           bar_values=r.get("bar_values") or "",
+                                           table_cells=r.get("table_cells") or "")
     for r in store.run("walk_entities"):
         view.entity_name[r["id"]] = r["name"] or r["id"]
         view.entity_label[r["id"]] = r["label"] or ""

@@ -123,7 +123,11 @@ def _even_steps(run: list[PrintedLine]) -> list[PrintedLine]:
 def figure_evidence(node: EvidenceNode) -> str:
     """The hop text of a figure read through words: its caption and what is printed in it, each named."""
     printed = [" ".join(line.split()) for line in node.visible_text.splitlines() if line.strip()]
-    lead = node.text if node.description_source == "vlm" else f'Caption: "{node.caption}"'
+    lead = node.text if node.description_source == "vlm" else (
+        f'Caption: "{node.caption}"' if node.caption else f"Caption: none (a picture on page {node.page})")
+    cells = table_cells(node)
+    if cells:
+        return f"{lead}\n{_table_reading(cells)}"
     bars = bar_values(node)
     if bars:
         return f"{lead}\n{_bar_reading(bars, printed)}"
@@ -155,6 +159,23 @@ def _bar_reading(bars: list[tuple[str, str, str, str]], printed: list[str]) -> s
     return text + ("\nOther text printed in the figure: " + "; ".join(f'"{p}"' for p in rest) if rest else "")
 
 
+def _table_reading(cells: list[tuple[str, str, str]]) -> str:
+    """A pictured table written down a row at a time, each value after its column's name."""
+    rows: dict[str, list[str]] = {}
+    for row, column, value in cells:
+        rows.setdefault(row, []).append(f'"{column}" {value}')
+    return ("A table pasted into the document as a picture, read row by row (each value after its "
+            "column's name, as printed):\n" + "\n".join(f'Row "{row}": ' + ", ".join(v) + "." for row, v in rows.items()))
+
+
+def table_cells(node: EvidenceNode) -> list[tuple[str, str, str]]:
+    """A pictured table's (row, column, value) read at ingest (kg/ingest/pdf/raster_tables.py)."""
+    try:
+        return [(str(r[0]), str(r[1]), str(r[2])) for r in json.loads(node.table_cells or "[]") if len(r) >= 3]
+    except (ValueError, TypeError):
+        return []
+
+
 def bar_values(node: EvidenceNode) -> list[tuple[str, str, str, str]]:
     """A bar chart's (series, group, value, unit) read at ingest (kg/ingest/pdf/bar_charts.py)."""
     try:
@@ -174,8 +195,8 @@ class FigureIndex(TableIndex):
         self.rows_of_entity: dict[str, list[tuple[str, int]]] = {}
         by_label: dict[str, list[tuple[str, int]]] = {}
         for node in view.nodes.values():
-            if node.label != "Image" or not node.caption or not node.visible_lines:
-                continue
+            if node.label != "Image" or not (node.table_cells or (node.caption and node.visible_lines)):
+                continue  # a pictured table needs no caption: model cards paste theirs without one
             for row, cells in enumerate(self._figure_rows(node)):
                 self.cells[(node.id, row)] = cells
                 by_label.setdefault(normal_label(cells[0].row_label), []).append((node.id, row))
@@ -183,7 +204,14 @@ class FigureIndex(TableIndex):
 
     @staticmethod
     def _figure_rows(node: EvidenceNode) -> list[list[TableCell]]:
-        """A bar chart's series as rows with a cell per group; else each label with its one value."""
+        """A pictured table's rows; a bar chart's series as rows with a cell per group; else each label
+        with its one value."""
+        cells = table_cells(node)
+        if cells:
+            rows = list(dict.fromkeys(r for r, _c, _v in cells))
+            columns = list(dict.fromkeys(c for _r, c, _v in cells))
+            return [[TableCell(node.id, row, column, value, "", rows.index(row), columns.index(column) + 1)
+                     for r, column, value in cells if r == row] for row in rows]
         bars = bar_values(node)
         if bars:
             series = list(dict.fromkeys(name for name, _g, _v, _u in bars))
@@ -196,7 +224,7 @@ class FigureIndex(TableIndex):
 
     def has_substance(self, node: EvidenceNode) -> bool:
         """Printed text that says what the figure shows: label -> value rows, or labels naming entities."""
-        if not node.caption or not node.visible_text:
+        if not (node.caption or node.table_cells) or not node.visible_text:
             return False
         rows = sum(1 for (image, _row) in self.cells if image == node.id)
         named = {normal_label(line.text) for line in printed_lines(node) if is_label(line.text)}

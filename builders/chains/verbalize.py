@@ -348,4 +348,4 @@ def evidence_modality(node, vlm: str = "image") -> str:
         return "text"
     if node.description_source == "vlm":
         return vlm
-    return "figure caption and printed text" if node.text.startswith('Caption: "') else "image caption"
+    return "figure caption and printed text" if node.text.startswith("Caption: ") else "image caption"

@@ -48,6 +48,7 @@ def write_documents(store, docs: list[DocumentWrite]) -> None:
         "id": i.id, "doc_id": d.doc_id, "page": i.page, "bbox": [float(x) for x in i.bbox], "path": i.path,
         "caption": i.caption, "label": i.label, "width": i.width, "height": i.height,
         "visible_text": i.visible_text, "visible_lines": i.visible_lines, "bar_values": i.bar_values,
+        "table_cells": i.table_cells,
         "description": d.descriptions.get(i.id, {}).get("description", i.caption),
         "description_source": d.descriptions.get(i.id, {}).get("description_source", "caption")}
         for d in docs for i in d.parsed.images])

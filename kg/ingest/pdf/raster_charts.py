@@ -242,7 +242,7 @@ def _bar_lengths(bars, lines: list[Line], fills: list[Fill]) -> dict[tuple[str, 
     return out
 
 
-def _prints_values(visible_text: str) -> bool:
+def prints_values(visible_text: str) -> bool:
     """Whether a figure's own text holds numbers enough for a chart's values (MIN_BARS or more): then
     it is a drawn chart, read by bar_charts.py, and no picture to read."""
     return sum(1 for line in visible_text.splitlines() for word in line.split() if _NUMBER.fullmatch(word)) >= MIN_BARS
@@ -256,7 +256,7 @@ def read_picture_charts(figures: list) -> list:
     figures read, for `respell_labels` once the document's text is known."""
     read = []
     for ref in figures:
-        if not ref.label or ref.bar_values or not ref.path or _prints_values(ref.visible_text):
+        if not ref.label or ref.bar_values or not ref.path or prints_values(ref.visible_text):
             continue
         try:
             bars, printed = read_picture_bars(ref.path, list(ref.bbox))
@@ -273,6 +273,30 @@ def read_picture_charts(figures: list) -> list:
 
 def _vocabulary(texts: list[str]) -> set[str]:
     return {w.strip(",.;:()[]").lower() for text in texts for w in text.split()}
+
+
+MAX_NAME_WORDS = 4
+
+
+def _phrases(texts: list[str]) -> dict[str, str]:
+    """Each phrase of 2 to MAX_NAME_WORDS words the text prints, keyed by its letters in lower case
+    without spaces; a key printed with two spacings is left out (which one the figure prints is unknown)."""
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        words = [w.strip(",.;:()[]") for w in text.split()]
+        for n in range(2, MAX_NAME_WORDS + 1):
+            for k in range(len(words) - n + 1):
+                phrase = " ".join(words[k:k + n])
+                found.setdefault(phrase.replace(" ", "").lower(), set()).add(phrase.lower())
+    return {key: next(iter(forms)) for key, forms in found.items() if len(forms) == 1}
+
+
+def _spaced_as(name: str, phrase: str) -> str:
+    """`name`'s own letters with spaces where `phrase` (the same letters, any case) has them."""
+    letters, out = iter(name.replace(" ", "")), []
+    for ch in phrase:
+        out.append(" " if ch == " " else next(letters))
+    return "".join(out)
 
 
 def _after_capitals(word: str, k: int) -> bool:
@@ -298,19 +322,26 @@ def _respaced_word(word: str, vocabulary: set[str]) -> str:
 
 
 def respell_labels(figures: list, texts: list[str]) -> None:
-    """Put back a space the OCR dropped after a run of capitals in a pictured chart's names, where
-    the document's text prints each part as a word and never the two as one ("OpenAIo3-mini-high"
-    -> "OpenAI o3-mini-high", "GPQADiamond" -> "GPQA Diamond": Seed1.5-Thinking's Figure 1, set in
-    a serif whose word spaces are narrower than the OCR's gap). Every letter stays as read."""
+    """Put back the spaces the OCR dropped from a pictured chart's or table's names: as the document's
+    text spaces the same letters ("Gemini3Pro" -> "Gemini 3 Pro"), or after a run of capitals where the
+    text prints each part as a word and never the two as one ("OpenAIo3-mini-high" -> "OpenAI
+    o3-mini-high", "GPQADiamond" -> "GPQA Diamond": Seed1.5-Thinking's Figure 1, set in a serif whose
+    word spaces are narrower than the OCR's gap). Every letter stays as read."""
     if not figures:
         return
-    vocabulary = _vocabulary(texts)
+    vocabulary, phrases = _vocabulary(texts), _phrases(texts)
 
     def fix(name: str) -> str:
+        phrase = phrases.get(name.replace(" ", "").lower())
+        if phrase is not None and phrase.count(" ") > name.count(" "):
+            return _spaced_as(name, phrase)  # "Gemini3Pro" as the text prints "Gemini 3 Pro"
         return " ".join(_respaced_word(w, vocabulary) for w in name.split())
 
-    for ref in figures:
-        bars = [[fix(series), fix(group), *rest] for series, group, *rest in json.loads(ref.bar_values)]
+    for ref in figures:  # a chart's (series, group, ...) or a table's (row, column, value)
+        if ref.bar_values:
+            ref.bar_values = json.dumps([[fix(a), fix(b), *rest] for a, b, *rest in json.loads(ref.bar_values)])
+        if ref.table_cells:
+            ref.table_cells = json.dumps([[fix(a), fix(b), *rest] for a, b, *rest in json.loads(ref.table_cells)])
         printed = [[fix(text), *box] for text, *box in json.loads(ref.visible_lines)]
-        ref.bar_values, ref.visible_lines = json.dumps(bars), json.dumps(printed)
+        ref.visible_lines = json.dumps(printed)
         ref.visible_text = "\n".join(row[0] for row in printed)

@@ -25,6 +25,7 @@ from kg.ingest.pdf.furniture import drop_furniture
 from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading_sizes
 from kg.ingest.pdf.order import reading_order, to_block
 from kg.ingest.pdf.raster_charts import read_picture_charts, respell_labels
+from kg.ingest.pdf.raster_tables import read_picture_tables
 from kg.ingest.pdf.tables import attach_table_captions
 from kg.ingest.pdf.title import heading_title, meaningful_metadata_title
 from kg.ingest.pdf.types import RawPage, rejoin_broken_words, words_broken_at_lines
@@ -121,7 +122,7 @@ def assemble(
     seen_images: set[str] = set()
     skipped = 0
     levels = heading_sizes(pages, body_size)
-    pictured: list[ImageRef] = []  # charts read by OCR
+    pictured: list[ImageRef] = []  # charts and tables read by OCR
     broken = words_broken_at_lines([b for page in pages for b in page.blocks])
     for page in pages:
         attach_table_captions(page)
@@ -132,6 +133,7 @@ def assemble(
         skipped += page_skipped
         take_figure_text(page, [r for r in figure_images if r.label])
         pictured += read_picture_charts(figure_images)  # charts pasted as pictures: OCR (raster_charts.py)
+        pictured += read_picture_tables(figure_images)  # tables pasted as pictures (raster_tables.py)
         for item in reading_order(page):
             block = to_block(item, page.number, body_size, levels)
             if block is not None:

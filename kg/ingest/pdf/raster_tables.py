@@ -1,0 +1,186 @@
+"""Tables pasted as pictures, read with OCR into (row label, column name, value) cells.
+
+Model cards paste their results table as one picture (Gemini 3 Pro's and Gemini 3 Flash's evaluation
+tables: benchmark names down the left, one column of scores a model): no text of the page holds a
+single cell. Read from the OCR's printed lines (raster_charts.ocr_lines), in four steps:
+
+1. columns: the printed numbers, grouped by the stretch across the picture they cover (values of
+   one column overlap each other's stretch); a column holds numbers in MIN_ROWS rows or more;
+2. rows: numbers whose middles stand within half a line's height of each other;
+3. names: a column's name is the text over its first number, overlapping its stretch; a row's label
+   is the text at the row's left, level with its numbers, in the table's left-most text column;
+4. doubt: a row whose label stands between two rows of numbers (a benchmark scored two ways: "No
+   tools" and "With search") or whose label runs on over a line without numbers (a wrapped name) is
+   left out, and so is a column without a name of its own or with a name another column shares.
+
+A picture without MIN_ROWS such rows is no table (a diagram, a photo, a chart). An OCR misreading
+cannot be checked against anything here (unlike a bar's length): a line is kept only when the engine
+read it with raster_charts.MIN_OCR_SCORE confidence, and a name the document's text prints gets its
+spacing back from there (raster_charts.respell_labels). Pictures are tried captioned or not: model
+cards paste their tables without a caption.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import statistics
+
+import numpy as np
+
+from kg.ingest.pdf.chart_text import Line
+from kg.ingest.pdf.raster_charts import _pixels, ocr_lines, prints_values
+
+log = logging.getLogger("hopgraph.ingest")
+
+MIN_ROWS = 3  # rows with a labelled number: fewer is no table worth reading
+MIN_SIDE = 300  # px: a smaller picture holds no readable table
+MIN_BANDS = 6  # text bands (rows of ink between blank pixel rows) in the cheap is-it-a-table test
+MAX_INK = 0.25  # of the picture's pixels: a table is mostly ground; a photo or a chart's fills are not
+SCREEN_SIDE = 500  # px: the size the cheap test looks at
+_CELL = re.compile(r"^[(]?[-+\u2212]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)]?$")  # "37.5%", "2,439", "$5,478.16", "0.115"
+
+
+def may_be_table(pixels: np.ndarray) -> bool:
+    """Several bands of text on a light ground in a copy about SCREEN_SIDE px across: cheap enough for
+    every picture (the OCR costs seconds)."""
+    step = max(1, max(pixels.shape[:2]) // SCREEN_SIDE)
+    grey = pixels[::step, ::step].mean(axis=2)
+    ground = float(np.median(grey))
+    ink = np.abs(grey - ground) > 60
+    if ground < 160 or ink.mean() > MAX_INK:
+        return False
+    rows = ink.any(axis=1)
+    bands = int(np.count_nonzero(rows[1:] & ~rows[:-1])) + int(rows[0])
+    return bands >= MIN_BANDS
+
+
+def is_cell_value(text: str) -> bool:
+    return bool(_CELL.match(text.strip()))
+
+
+def _columns(numbers: list[Line]) -> list[list[Line]]:
+    """Numbers grouped by overlapping stretches across the picture, left to right."""
+    columns: list[list[Line]] = []
+    for n in sorted(numbers, key=lambda ln: ln.x0):
+        if columns and n.x0 <= max(ln.x1 for ln in columns[-1]):
+            columns[-1].append(n)
+        else:
+            columns.append([n])
+    return [c for c in columns if len(c) >= MIN_ROWS]
+
+
+def _rows(numbers: list[Line], band: float) -> list[list[Line]]:
+    """Numbers whose middles stand within `band` of the row's first, top to bottom."""
+    rows: list[list[Line]] = []
+    for n in sorted(numbers, key=lambda ln: ln.cy):
+        if rows and n.cy - rows[-1][0].cy <= band:
+            rows[-1].append(n)
+        else:
+            rows.append([n])
+    return rows
+
+
+def _column_name(column: list[Line], words: list[Line]) -> str:
+    """The text over the column's first number that overlaps its stretch: lines stacked there, joined
+    top to bottom ("Gemini 3" over "Pro"); "" without any."""
+    top = min(n.y0 for n in column)
+    x0, x1 = min(n.x0 for n in column), max(n.x1 for n in column)
+    over = [w for w in words if w.y1 <= top + 1 and w.x0 < x1 and w.x1 > x0]
+    if not over:
+        return ""
+    lowest = max(w.y1 for w in over)
+    height = statistics.median(w.y1 - w.y0 for w in over)
+    stack = sorted((w for w in over if lowest - w.y1 <= 2.5 * height), key=lambda w: w.y0)
+    return " ".join(w.text for w in stack)
+
+
+def _row_label(row: list[Line], words: list[Line], band: float, left_edge: float, height: float) -> Line | None:
+    """The text level with the row's numbers, left of them, in the table's first text column."""
+    first = min(n.x0 for n in row)
+    middle = statistics.median(n.cy for n in row)
+    level = [w for w in words if abs(w.cy - middle) <= band and w.x1 <= first and w.x0 - left_edge <= 2 * height]
+    return min(level, key=lambda w: w.x0) if len(level) >= 1 else None
+
+
+def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:
+    """(row label, column name, value) for each cell read whole (see the module docstring); [] for
+    anything that is not such a table."""
+    numbers = [ln for ln in lines if is_cell_value(ln.text)]
+    words = [ln for ln in lines if not is_cell_value(ln.text) and any(c.isalpha() for c in ln.text)]
+    columns = _columns(numbers)
+    if not columns or not words:
+        return []
+    kept = [n for c in columns for n in c]
+    height = statistics.median(n.y1 - n.y0 for n in kept)
+    band = height / 2
+    names = [_column_name(c, words) for c in columns]
+    column_of = {id(n): k for k, c in enumerate(columns) for n in c if names[k] and names.count(names[k]) == 1}
+    rows = _rows(kept, band)
+    left_edge = min((w.x0 for w in words if w.x1 <= min(n.x0 for n in kept)), default=0.0)
+    labels = [_row_label(r, words, band, left_edge, height) for r in rows]
+    out = []
+    for k, (row, label) in enumerate(zip(rows, labels)):
+        if label is None or _doubtful(k, rows, labels, label, words, height):
+            continue
+        for n in row:
+            if id(n) in column_of:
+                out.append((" ".join(label.text.split()), names[column_of[id(n)]], n.text.strip()))
+    return out if len({r for r, _c, _v in out}) >= MIN_ROWS else []
+
+
+NEAR_ROWS = 1.8  # line heights: a row of numbers this close under or over a labelled row is its second line
+
+
+def _doubtful(k: int, rows: list[list[Line]], labels: list[Line | None], label: Line, words: list[Line],
+              height: float) -> bool:
+    """A label scoring two rows (an unlabelled row of numbers just over or under it), or one that runs
+    on over a line of its column without numbers (a wrapped name: its value may be the other line's)."""
+    def middle(r):
+        return statistics.median(n.cy for n in r)
+
+    for j in (k - 1, k + 1):
+        if 0 <= j < len(rows) and labels[j] is None and abs(middle(rows[j]) - middle(rows[k])) <= NEAR_ROWS * height:
+            return True
+    others = [w for w in words if w is not label and abs(w.x0 - label.x0) <= height
+              and 0 < abs(w.cy - label.cy) <= 1.5 * height]
+    return any(all(abs(w.cy - middle(r)) > height / 2 for r in rows) for w in others)
+
+
+def read_picture_table(path: str, bbox: list[float]) -> tuple[list[tuple[str, str, str]], list[list]]:
+    """The table's cells and its printed lines (page points, for visible_lines) from a picture whose
+    box on the page is `bbox`; ([], []) for a picture that is no table."""
+    pixels = _pixels(path)
+    if pixels is None or min(pixels.shape[:2]) < MIN_SIDE or len(bbox) != 4 or not may_be_table(pixels):
+        return [], []
+    found = ocr_lines(pixels)
+    if not found:
+        return [], []
+    sx, sy = (bbox[2] - bbox[0]) / pixels.shape[1], (bbox[3] - bbox[1]) / pixels.shape[0]
+    lines = [Line(t, bbox[0] + x0 * sx, bbox[1] + y0 * sy, bbox[0] + x1 * sx, bbox[1] + y1 * sy)
+             for t, x0, y0, x1, y1 in found]
+    cells = table_cells(lines)
+    printed = [[ln.text, *(round(v, 1) for v in (ln.x0, ln.y0, ln.x1, ln.y1))] for ln in lines]
+    return cells, printed if cells else []
+
+
+def read_picture_tables(figures: list) -> list:
+    """Fill table_cells, visible_lines and visible_text of each picture (kg.models.ImageRef) that is
+    no chart already read and prints no values as text of its own, when it reads as a table; returns
+    the figures read (for raster_charts.respell_labels)."""
+    read = []
+    for ref in figures:
+        if ref.bar_values or ref.table_cells or not ref.path or prints_values(ref.visible_text):
+            continue
+        try:
+            cells, printed = read_picture_table(ref.path, list(ref.bbox))
+        except Exception as exc:  # noqa: BLE001 - reading a table is an extra: a picture costs no document
+            log.warning("picture %s of %s not read as a table: %s", ref.label or "(no caption)", ref.path, exc)
+            continue
+        if cells:
+            ref.table_cells = json.dumps([list(c) for c in cells])
+            ref.visible_lines = json.dumps(printed)
+            ref.visible_text = "\n".join(row[0] for row in printed)
+            read.append(ref)
+    return read
