@@ -36,24 +36,41 @@ log = logging.getLogger("hopgraph.ingest")
 
 MIN_ROWS = 3  # rows with a labelled number: fewer is no table worth reading
 MIN_SIDE = 300  # px: a smaller picture holds no readable table
-MIN_BANDS = 6  # text bands (rows of ink between blank pixel rows) in the cheap is-it-a-table test
+MIN_BANDS = MIN_ROWS + 1  # text bands (rows of ink between blank pixel rows): a heading and the rows
+MIN_GUTTER = 0.004  # of the width: blank pixel columns (2 at 500 px) down the whole table between two columns of text
 MAX_INK = 0.25  # of the picture's pixels: a table is mostly ground; a photo or a chart's fills are not
 SCREEN_SIDE = 500  # px: the size the cheap test looks at
 _CELL = re.compile(r"^[(]?[-+\u2212]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)]?$")  # "37.5%", "2,439", "$5,478.16", "0.115"
 
 
 def may_be_table(pixels: np.ndarray) -> bool:
-    """Several bands of text on a light ground in a copy about SCREEN_SIDE px across: cheap enough for
-    every picture (the OCR costs seconds)."""
+    """Bands of text on a light ground, split by blank gutters into two or more columns, in a copy
+    about SCREEN_SIDE px across: cheap enough for every picture (the OCR costs seconds). A diagram's
+    arrows or a paragraph's lines leave no gutter from top to bottom."""
     step = max(1, max(pixels.shape[:2]) // SCREEN_SIDE)
     grey = pixels[::step, ::step].mean(axis=2)
     ground = float(np.median(grey))
     ink = np.abs(grey - ground) > 60
     if ground < 160 or ink.mean() > MAX_INK:
         return False
-    rows = ink.any(axis=1)
+    text = ink.copy()  # rules across or down the table (Gemini 3 Pro's rows are ruled) are no text
+    text[ink.mean(axis=1) > 0.5, :] = False
+    text[:, ink.mean(axis=0) > 0.5] = False
+    rows = text.any(axis=1)
     bands = int(np.count_nonzero(rows[1:] & ~rows[:-1])) + int(rows[0])
-    return bands >= MIN_BANDS
+    return bands >= MIN_BANDS and _runs(text.any(axis=0), max(1, round(MIN_GUTTER * ink.shape[1]))) >= 2
+
+
+def _runs(filled: np.ndarray, gap: int) -> int:
+    """Runs of True in `filled`, runs closer than `gap` counted as one."""
+    runs, blank = 0, gap
+    for value in filled:
+        if value:
+            runs += blank >= gap
+            blank = 0
+        else:
+            blank += 1
+    return runs
 
 
 def is_cell_value(text: str) -> bool:
@@ -124,7 +141,7 @@ def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:
     for k, (row, label) in enumerate(zip(rows, labels)):
         if label is None or _doubtful(k, rows, labels, label, words, height):
             continue
-        for n in row:
+        for n in sorted(row, key=lambda n: n.x0):  # left to right, as the table reads
             if id(n) in column_of:
                 out.append((" ".join(label.text.split()), names[column_of[id(n)]], n.text.strip()))
     return out if len({r for r, _c, _v in out}) >= MIN_ROWS else []

@@ -225,3 +225,35 @@ def test_a_long_chart_reading_keeps_the_asked_groups_sentence_in_the_window():
     assert len(text) > 1500
     window = evidence_window(text, 1500, ["o4-mini", groups[6], "66.2"])
     assert f'Bars at "{groups[6]}": "o3" 66.0, "o3-mini" 66.1, "o4-mini" 66.2, "Zorvan-120b" 66.3' in window
+
+
+@pytest.mark.timeout(600)
+def test_a_table_pasted_as_a_picture_without_caption_is_a_figure_hop_of_its_cells(falkor_store, tmp_path):
+    """Model cards paste their results table as an uncaptioned picture. Read by OCR at ingest, its
+    rows are the figure's rows: a chain whose prose identifies a model ends in that model's cell, the
+    other models are its rivals, and the hop's evidence says the picture has no caption and which
+    value stands under which column."""
+    from builders.chains.requests import verbalize_request
+    from kg.ingest.pdf import raster_charts
+    from tests.kg.ingest.pdf.pdf_maker import PICTURED_COLUMNS, PICTURED_ROWS, pictured_table_report
+
+    if raster_charts._ocr_engine() is None:
+        pytest.skip("rapidocr_onnxruntime is not installed")
+    view, settings, store = ingested_view(falkor_store, tmp_path, pictured_table_report)
+    picture = next(n for n in view.nodes.values() if n.label == "Image" and n.table_cells)
+    walker = _strict_walker(view, settings, store)  # a strict run's figures: their own text (read_figures)
+    assert picture.caption == "" and picture.text.startswith("Caption: none")
+    assert 'Row "Korvex": "Harbour" 68.2%, "Canal" 69.5%.' in picture.text
+    drawn = [c for c in (walker.sample("text_initiated_chain") for _ in range(40)) if c is not None]
+    assert drawn, "no text_initiated chain through the pictured table"
+    values = {(name, column): value for name, *row in PICTURED_ROWS for column, value in zip(PICTURED_COLUMNS, row)}
+    for cand in drawn:
+        cell = cand.table_cell
+        assert cand.hops[-1].node_id == picture.id and values[(cell.row_label, cell.column_label)] == cell.value
+        check = walker.construction.check(cand)
+        assert check.reason == "" and set(check.sibling_names[-1]) == {n for n, *_r in PICTURED_ROWS} - {cell.row_label}
+    settings.llm.base_url = "http://127.0.0.1:9"  # a strict run's request; nothing is sent
+    cand = drawn[0]
+    cand.meta["construction"] = walker.construction.check(cand).to_dict()
+    evidence = json.loads(_hops(verbalize_request(view, cand, settings)))[-1]["evidence"]
+    assert "Caption: none" in evidence and f'Row "{cand.table_cell.row_label}"' in evidence

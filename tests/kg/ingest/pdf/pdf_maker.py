@@ -119,3 +119,48 @@ def grouped_bar_chart_report(path: Path, title: str = "Forecasting models for ha
 
 # A system outside the chart with a value of one of its measures, and a name from the chart beside it.
 GROUPED_RIVAL = "FerroNet reaches 57.3 accuracy on the canal crossings, well below Korvex."
+
+
+PICTURED_COLUMNS = ("Harbour", "Canal")
+PICTURED_ROWS = (("Tessaline", "71.4%", "66.0%"), ("Korvex", "68.2%", "69.5%"), ("Brumhal", "64.9%", "63.1%"),
+                 ("Quillon", "59.3%", "61.8%"))
+
+
+def table_png(path: Path, rows=PICTURED_ROWS, columns=PICTURED_COLUMNS) -> Path:
+    """A results table as model cards paste it: a picture of names down the left and a column of
+    scores under each heading, no ruling, no caption."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(5, 0.5 + 0.45 * (len(rows) + 1)))
+    height = len(rows) + 1
+    fig.text(0.05, 1 - 0.5 / height, "Model", fontsize=12, weight="bold", va="center")
+    for j, column in enumerate(columns):
+        fig.text(0.5 + 0.25 * j, 1 - 0.5 / height, column, fontsize=12, weight="bold", va="center")
+    for i, (name, *values) in enumerate(rows, start=1):
+        y = 1 - (i + 0.5) / height
+        fig.text(0.05, y, name, fontsize=12, va="center")
+        for j, value in enumerate(values):
+            fig.text(0.5 + 0.25 * j, y, value, fontsize=12, va="center")
+    fig.savefig(path, dpi=200, facecolor="white")
+    plt.close(fig)
+    return path
+
+
+def pictured_table_report(path: Path) -> Path:
+    """A report page: prose about two of four models, then their results table pasted as a picture
+    with no caption (as model cards paste theirs), then prose again."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "Forecasting models for harbour traffic", 16)
+    line(page, 90, "1 Introduction", 12)
+    top = 100
+    for text in CHART_PROSE:
+        top = paragraph(page, top, text) + 6
+    png = table_png(path.with_suffix(".png"))
+    page.insert_image(pymupdf.Rect(72, 240, 472, 240 + 400 * 2.75 / 5), filename=str(png))
+    paragraph(page, 500, "Brumhal reads hourly counts of arrivals at each terminal of the harbour, and was "
+                         "tuned on the estuary crossings of the last two seasons.")
+    return save(doc, path, title="Forecasting models for harbour traffic")

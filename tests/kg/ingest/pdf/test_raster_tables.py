@@ -1,0 +1,81 @@
+"""Tables pasted as pictures (kg/ingest/pdf/raster_tables.py): cells from the OCR's printed lines."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kg.ingest.pdf import raster_charts, raster_tables
+from kg.ingest.pdf.chart_text import Line
+from kg.ingest.pdf.raster_tables import may_be_table, table_cells
+from pdf_maker import PICTURED_COLUMNS, PICTURED_ROWS, pictured_table_report, table_png
+
+
+def _row(y, label, *values, label_x=20):
+    out = [Line(label, label_x, y, label_x + 60, y + 10)] if label else []
+    return out + [Line(v, 200 + 80 * k, y, 230 + 80 * k, y + 10) for k, v in enumerate(values)]
+
+
+def test_each_labelled_row_gives_a_cell_under_each_named_column():
+    lines = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan 3", 200, 0, 245, 10), Line("Kettle 2", 280, 0, 325, 10),
+             *_row(30, "Harbour QA", "37.5%", "21.6%"), *_row(60, "Canal-2", "31.1%", "13.6%"),
+             *_row(90, "Dock Bench", "$5,478.16", "0.115")]
+    assert table_cells(lines) == [
+        ("Harbour QA", "Zorvan 3", "37.5%"), ("Harbour QA", "Kettle 2", "21.6%"), ("Canal-2", "Zorvan 3", "31.1%"),
+        ("Canal-2", "Kettle 2", "13.6%"), ("Dock Bench", "Zorvan 3", "$5,478.16"), ("Dock Bench", "Kettle 2", "0.115")]
+
+
+def test_a_name_scored_two_ways_or_wrapped_onto_a_second_line_gives_no_cells():
+    """Gemini 3 Pro's table scores "Humanity's Last Exam" twice ("No tools", "With search"), its name
+    standing between the two rows of numbers; a wrapped name's value may be its other line's."""
+    head = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan 3", 200, 0, 245, 10), Line("Kettle 2", 280, 0, 325, 10)]
+    body = [*_row(30, "Harbour QA", "37.5%", "21.6%"), *_row(60, "Canal-2", "31.1%", "13.6%"),
+            *_row(90, "Dock Bench", "91.9%", "86.4%"),
+            *_row(120, "", "45.8%", "40.2%"), Line("River Exam", 20, 128, 80, 138), *_row(136, "", "50.1%", "44.0%"),
+            *_row(170, "Pier Test", "12.0%", "11.0%"), Line("(long form)", 20, 182, 80, 192)]
+    read = {r for r, _c, _v in table_cells(head + body)}
+    assert read == {"Harbour QA", "Canal-2", "Dock Bench"}
+
+
+def test_fewer_than_three_rows_or_no_column_names_is_no_table():
+    few = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan 3", 200, 0, 245, 10), *_row(30, "Harbour QA", "37.5%"),
+           *_row(60, "Canal-2", "31.1%")]
+    assert table_cells(few) == []
+    unnamed = [*_row(30, "Harbour QA", "37.5%"), *_row(60, "Canal-2", "31.1%"), *_row(90, "Dock", "9.1%")]
+    assert table_cells(unnamed) == []
+
+
+def test_the_cheap_test_passes_bands_of_text_on_a_light_ground_and_not_a_photo(tmp_path):
+    from PIL import Image
+
+    table = np.asarray(Image.open(table_png(tmp_path / "t.png")).convert("RGB"))
+    assert may_be_table(table)
+    noise = np.random.default_rng(0).integers(0, 255, size=(600, 800, 3), dtype=np.uint8)
+    assert not may_be_table(noise)
+    assert not may_be_table(np.full((600, 800, 3), 255, dtype=np.uint8))  # a blank picture
+
+
+def test_a_pdf_with_an_uncaptioned_pictured_table_carries_its_cells(tmp_path):
+    if raster_charts._ocr_engine() is None:
+        pytest.skip("rapidocr_onnxruntime is not installed")
+    from kg.ingest.pdf import read_pdf
+
+    parsed = read_pdf(pictured_table_report(tmp_path / "pictured.pdf"), tmp_path / "assets", workers=1)
+    picture = next(i for i in parsed.images if i.table_cells)
+    assert picture.label == "" and picture.caption == ""
+    expected = {(name, column, value) for name, *values in PICTURED_ROWS for column, value in zip(PICTURED_COLUMNS, values)}
+    assert {tuple(c) for c in json.loads(picture.table_cells)} == expected
+    assert "Tessaline" in picture.visible_text
+
+
+def test_a_picture_the_table_reader_fails_on_costs_no_document(monkeypatch):
+    from kg.models import ImageRef
+
+    def broken(path, bbox):
+        raise ValueError("a table no one foresaw")
+
+    monkeypatch.setattr(raster_tables, "read_picture_table", broken)
+    picture = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100])
+    assert raster_tables.read_picture_tables([picture]) == [] and picture.table_cells == ""
