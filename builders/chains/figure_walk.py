@@ -7,7 +7,11 @@ kg/ingest/pdf/figures.py). Here:
 
 * evidence: a figure's hop text says which part is its caption and which is
   printed in it (`figure_evidence`); a raster figure without a model's
-  description or a 12+ word caption stays no hop (no OCR here);
+  description, a 12+ word caption or what ingest read from it by OCR (a
+  pictured chart's bars, a pictured table's cells: no OCR here) stays no hop;
+* a table pasted as a picture (Image.table_cells, kg/ingest/pdf/raster_tables.py)
+  is a figure whose rows are its rows and whose columns are its columns; it
+  needs no caption (model cards paste theirs without one), its evidence says so;
 * a figure as a table (`FigureIndex`, tables.TableIndex's interface): each
   printed label that has exactly one printed number aligned with it (above or
   below a bar: the same column; beside it: the same row), and no other label

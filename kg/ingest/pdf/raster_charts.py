@@ -76,13 +76,17 @@ def solid_boxes(pixels: np.ndarray) -> list[tuple[tuple[int, int, int, int], tup
              if counts[k] >= MIN_BAR_PX * MIN_BAR_PX and k not in (background, white)]
     out = []
     for k in order:
-        labels, _n = ndimage.label(key == k)
+        # opened first: an anti-aliased pixel on a box's rim (GPT-5.2's legend swatches) would stretch its
+        # bounding box past FILL_SHARE; strokes thinner than 3 px (text, rules) are no bars anyway
+        labels, _n = ndimage.label(ndimage.binary_opening(key == k, structure=np.ones((3, 3))))
         for index, box in enumerate(ndimage.find_objects(labels), start=1):
             height, width = box[0].stop - box[0].start, box[1].stop - box[1].start
             if height < MIN_BAR_PX or width < MIN_BAR_PX:
                 continue
             if (labels[box] == index).sum() >= FILL_SHARE * height * width:
-                rgb = tuple(float(c) for c in pixels[box][labels[box] == index].mean(axis=0) / 255)
+                # the median, not the mean: a small legend swatch's anti-aliased rim would shift its mean
+                # off its bars' colour (GPT-5.2's Figure 1: two of three series unmatched)
+                rgb = tuple(float(c) for c in np.median(pixels[box][labels[box] == index], axis=0) / 255)
                 out.append(((box[1].start, box[0].start, box[1].stop, box[0].stop), rgb))
     return out
 
@@ -310,11 +314,14 @@ def _after_capitals(word: str, k: int) -> bool:
     return word[k].islower() and word[k - 1].isupper() and word[k - 2].isupper()
 
 
-def _respaced_word(word: str, vocabulary: set[str]) -> str:
-    """`word` split in two at a point ending a run of capitals, when the document prints both parts as
-    words and never the whole; else `word`."""
+def _respaced_word(word: str, vocabulary: set[str], phrases: dict[str, str]) -> str:
+    """`word` as the text spaces its letters ("incorrectclaims" -> "incorrect claims"), or split in
+    two at a point ending a run of capitals, when the document prints both parts as words and never
+    the whole; else `word`."""
     if word.lower() in vocabulary:
         return word
+    if word.lower() in phrases:
+        return _spaced_as(word, phrases[word.lower()])
     for k in range(2, len(word)):
         if _after_capitals(word, k) and word[:k].lower() in vocabulary and word[k:].lower() in vocabulary:
             return f"{word[:k]} {word[k:]}"
@@ -335,7 +342,7 @@ def respell_labels(figures: list, texts: list[str]) -> None:
         phrase = phrases.get(name.replace(" ", "").lower())
         if phrase is not None and phrase.count(" ") > name.count(" "):
             return _spaced_as(name, phrase)  # "Gemini3Pro" as the text prints "Gemini 3 Pro"
-        return " ".join(_respaced_word(w, vocabulary) for w in name.split())
+        return " ".join(_respaced_word(w, vocabulary, phrases) for w in name.split())
 
     for ref in figures:  # a chart's (series, group, ...) or a table's (row, column, value)
         if ref.bar_values:
