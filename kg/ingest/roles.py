@@ -55,6 +55,10 @@ _BOILERPLATE_RE = re.compile(
     r"^proceedings of the\b.{5,250}\bpages \d+",  # a venue footer on a paper's first page
     re.I)
 BOILERPLATE_MAX_CHARS = 600
+# "Microsoft, Windows ... are trademarks of Microsoft Corporation in the United States": a notice, however
+# long its list (IBM's papers end with one; q40 bridged two of its lines through "United States").
+_TRADEMARK_NOTICE_RE = re.compile(r"\b(?:is|are|be)\b[^.]{0,60}\btrademarks?\b[^.]{0,60}\bof\b", re.I)
+TRADEMARK_SHARE = 0.6  # of a block's sentences stating whose trademark a name is
 FRONT_MATTER_MAX_PAGES = 3  # without an opening heading, the content starts by then
 FRONT_MATTER_SHARE = 0.25  # an "Abstract" heading within this share of the pages ends the front matter
 PROSE_CHARS = 300  # a paragraph this long is content, not a title block
@@ -76,7 +80,14 @@ def heading_role(text: str) -> str:
 
 
 def is_boilerplate(text: str) -> bool:
-    return len(text) <= BOILERPLATE_MAX_CHARS and bool(_BOILERPLATE_RE.search(text.strip()))
+    return (len(text) <= BOILERPLATE_MAX_CHARS and bool(_BOILERPLATE_RE.search(text.strip()))) or _trademark_notice(text)
+
+
+def _trademark_notice(text: str) -> bool:
+    """Most of the block's sentences say whose trademark a name is."""
+    sentences = [s for s in re.split(r"(?<=[.;])\s+|\n+", text) if len(s.split()) >= 3]
+    notices = sum(1 for s in sentences if _TRADEMARK_NOTICE_RE.search(s))
+    return notices >= 1 and notices >= TRADEMARK_SHARE * len(sentences)
 
 
 def is_dot_leader(text: str) -> bool:

@@ -53,9 +53,11 @@ def meaningful_metadata_title(title: str) -> str:
 
 
 def _digit_words(text: str) -> float:
-    """Share of words with digits: identifiers and dates, not titles."""
+    """Share of words that are mostly digits: numbers, identifiers and dates, not titles. A model's name
+    is letters with a version ("GPT-5.2", "Qwen2.5-VL": q40's "Update to GPT-5 System Card: GPT-5.2"
+    had fallen back to the file name)."""
     words = text.split()
-    return sum(any(ch.isdigit() for ch in w) for w in words) / max(len(words), 1)
+    return sum(sum(ch.isdigit() for ch in w) >= sum(ch.isalpha() for ch in w) for w in words) / max(len(words), 1)
 
 
 def _words(text: str) -> set[str]:

@@ -28,6 +28,7 @@ def _pdf(path, title: str, stamp: str, rotate: int, metadata_title: str = "") ->
 @pytest.mark.parametrize("title, stamp, rotate", [
     ("Attention Is All You Need", "arXiv:1706.03762v5 [cs.CL] 6 Dec 2017", 90),
     ("Row and Column Access Control", "ibm.com/redbooks Redpaper", 0),
+    ("Update to GPT-5 System Card: GPT-5.2", "ibm.com/redbooks Redpaper", 0),  # model names carry versions
 ])
 def test_the_title_is_the_heading_not_the_larger_stamp(tmp_path, title, stamp, rotate):
     path = tmp_path / "paper.pdf"
@@ -82,3 +83,10 @@ def test_a_field_name_left_in_the_metadata_is_no_title():
     for placeholder in ("$FINAL", "{TITLE}", "[Title]", "#DRAFT"):
         assert meaningful_metadata_title(placeholder) == "", placeholder
     assert meaningful_metadata_title("MVS WLM Velocity Goals") == "MVS WLM Velocity Goals"
+
+
+def test_a_line_mostly_of_numbers_is_no_title():
+    from kg.ingest.pdf.title import _digit_words
+
+    assert _digit_words("2.5 kilograms CO2e/boe 1st woman ~70%") > 0.3  # figures of a cover
+    assert _digit_words("Update to GPT-5 System Card: GPT-5.2") == 0.0

@@ -99,3 +99,20 @@ def test_dot_leaders(line, leader):
 
 def test_no_blocks_is_no_error():
     assign_roles([], front_matter=True)
+
+
+def test_a_trademark_notice_is_boilerplate_however_long_its_list():
+    """q40: two lines of an IBM paper's trademark notice were bridged through "United States"."""
+    notice = ("Intel, Intel logo, Intel Inside, Celeron, Intel Xeon, Itanium, and Pentium are trademarks or registered "
+              "trademarks of Intel Corporation or its subsidiaries in the United States and other countries.\n\n"
+              "Java and all Java-based trademarks and logos are trademarks or registered trademarks of Oracle and/or "
+              "its affiliates.\n\nLinux is a registered trademark of Linus Torvalds in the United States, other "
+              "countries, or both.\n\nMicrosoft, Windows, Windows NT, and the Windows logo are trademarks of Microsoft "
+              "Corporation in the United States, other countries, or both.\n\nOpenStack is a trademark of OpenStack "
+              "LLC. The OpenStack trademark policy is available on the OpenStack website.\n\nUNIX is a registered "
+              "trademark of The Open Group in the United States and other countries.")
+    assert len(notice) > 600 and is_boilerplate(notice)
+    law = ("A court weighs whether the mark is a trademark of the plaintiff before it turns to confusion. The "
+           "likelihood of confusion is judged on eight factors, among them the strength of the mark, the "
+           "proximity of the goods and the similarity of the marks. Evidence of actual confusion is not required.")
+    assert not is_boilerplate(law)
