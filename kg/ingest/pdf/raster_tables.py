@@ -15,8 +15,8 @@ single cell. Read from the OCR's printed lines (raster_charts.ocr_lines), in fou
 
 A picture without MIN_ROWS such rows is no table (a diagram, a photo, a chart). An OCR misreading
 cannot be checked against anything here (unlike a bar's length): a line is kept only when the engine
-read it with raster_charts.MIN_OCR_SCORE confidence, and a name the document's text prints gets its
-spacing back from there (raster_charts.respell_labels). Pictures are tried captioned or not: model
+read it with ocr_text.MIN_OCR_SCORE confidence, and a name the document's text prints gets its
+spacing back from there (ocr_text.respell_labels). Pictures are tried captioned or not: model
 cards paste their tables without a caption.
 """
 
@@ -30,7 +30,8 @@ import statistics
 import numpy as np
 
 from kg.ingest.pdf.chart_text import Line
-from kg.ingest.pdf.raster_charts import _pixels, ocr_lines, prints_values
+from kg.ingest.pdf.ocr_text import _pixels, ocr_lines
+from kg.ingest.pdf.raster_charts import prints_values
 
 log = logging.getLogger("hopgraph.ingest")
 
@@ -171,7 +172,7 @@ def read_picture_table(path: str, bbox: list[float]) -> tuple[list[tuple[str, st
     pixels = _pixels(path)
     if pixels is None or min(pixels.shape[:2]) < MIN_SIDE or len(bbox) != 4 or not may_be_table(pixels):
         return [], []
-    found = ocr_lines(pixels)
+    found = ocr_lines(pixels, clean_ground=True)
     if not found:
         return [], []
     sx, sy = (bbox[2] - bbox[0]) / pixels.shape[1], (bbox[3] - bbox[1]) / pixels.shape[0]
@@ -185,7 +186,7 @@ def read_picture_table(path: str, bbox: list[float]) -> tuple[list[tuple[str, st
 def read_picture_tables(figures: list) -> list:
     """Fill table_cells, visible_lines and visible_text of each picture (kg.models.ImageRef) that is
     no chart already read and prints no values as text of its own, when it reads as a table; returns
-    the figures read (for raster_charts.respell_labels)."""
+    the figures read (for ocr_text.respell_labels)."""
     read = []
     for ref in figures:
         if ref.bar_values or ref.table_cells or not ref.path or prints_values(ref.visible_text):

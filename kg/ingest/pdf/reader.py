@@ -24,7 +24,8 @@ from kg.ingest.pdf.figures import (MIN_IMAGE_PX, fill_nearby_text, image_page_co
 from kg.ingest.pdf.furniture import drop_furniture
 from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading_sizes
 from kg.ingest.pdf.order import reading_order, to_block
-from kg.ingest.pdf.raster_charts import read_picture_charts, respell_labels
+from kg.ingest.pdf.ocr_text import respell_labels
+from kg.ingest.pdf.raster_charts import read_picture_charts
 from kg.ingest.pdf.raster_tables import read_picture_tables
 from kg.ingest.pdf.tables import attach_table_captions
 from kg.ingest.pdf.title import heading_title, meaningful_metadata_title

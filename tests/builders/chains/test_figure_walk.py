@@ -234,10 +234,10 @@ def test_a_table_pasted_as_a_picture_without_caption_is_a_figure_hop_of_its_cell
     other models are its rivals, and the hop's evidence says the picture has no caption and which
     value stands under which column."""
     from builders.chains.requests import verbalize_request
-    from kg.ingest.pdf import raster_charts
+    from kg.ingest.pdf import ocr_text
     from tests.kg.ingest.pdf.pdf_maker import PICTURED_COLUMNS, PICTURED_ROWS, pictured_table_report
 
-    if raster_charts._ocr_engine() is None:
+    if ocr_text._ocr_engine() is None:
         pytest.skip("rapidocr_onnxruntime is not installed")
     view, settings, store = ingested_view(falkor_store, tmp_path, pictured_table_report)
     picture = next(n for n in view.nodes.values() if n.label == "Image" and n.table_cells)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from kg.ingest.pdf import raster_charts
-from kg.ingest.pdf.raster_charts import _fits_lengths, _segments, solid_boxes
+from kg.ingest.pdf import ocr_text
+from kg.ingest.pdf.raster_charts import _fits_lengths, solid_boxes
 
 SYSTEMS = (("Zorvan-L", "71.2"), ("Kettle-7", "64.6"), ("Brisk-3B", "57.3"))
 
@@ -42,34 +43,6 @@ def test_solid_boxes_are_the_bars_not_the_text_or_the_background():
     assert boxes == [(100, 50, 300, 80), (100, 120, 220, 150)]
 
 
-def test_ocr_lines_get_back_their_spaces_and_a_value_glued_to_the_next_label_is_split():
-    def glyphs(x0, widths, gaps, height=20):
-        out, x = [], x0
-        for w, g in zip(widths, gaps):
-            x += g
-            out.append([[x, 0], [x + w, 0], [x + w, height], [x, height]])
-            x += w
-        return out
-
-    title = "ClinicalInquiry"  # a 5-point gap at the case change: a dropped space
-    assert _segments(title, glyphs(0, [8] * 15, [0] * 8 + [5] + [0] * 6))[0][0] == "Clinical Inquiry"
-    assert _segments("HealthBench", glyphs(0, [8] * 11, [0] * 11))[0][0] == "HealthBench"  # one name, no gap
-    glued = "39.6medgemma"  # a value, a word's space, and the next panel's label
-    pieces = _segments(glued, glyphs(0, [8] * 12, [0] * 4 + [10] + [0] * 7))
-    assert [p[0] for p in pieces] == ["39.6", "medgemma"] and pieces[1][1] > pieces[0][3]
-
-
-def test_a_space_the_engine_boxed_is_a_word_break_and_splits_a_value_from_the_next_label():
-    """RapidOCR boxes spaces too ("39.6 medgemma" came back with a box per character, the space's
-    included): the line must still split, and keep its printed spaces."""
-    def boxes(n, width=8, height=20):
-        return [[[k * width, 0], [(k + 1) * width, 0], [(k + 1) * width, height], [k * width, height]] for k in range(n)]
-
-    assert [p[0] for p in _segments("39.6 medgemma", boxes(13))] == ["39.6", "medgemma"]
-    assert _segments("Lab Test Score", boxes(14))[0][0] == "Lab Test Score"
-    assert _segments("Lab Test Score", boxes(5)) == []  # boxes that match no reading: the line as given
-
-
 def test_a_group_whose_values_do_not_follow_its_bars_lengths_is_dropped():
     bars = [("A", "G", "74.9", ""), ("B", "G", "62.5", ""), ("C", "G", "53.5", "")]
     lengths = {("A", "G"): 549.0, ("B", "G"): 425.0, ("C", "G"): 335.0}  # value = 20 + length / 10
@@ -94,7 +67,7 @@ def test_a_picture_the_reader_fails_on_costs_no_document(monkeypatch):
 
 
 def test_a_pictured_chart_is_read_bar_by_bar(tmp_path):
-    if raster_charts._ocr_engine() is None:
+    if ocr_text._ocr_engine() is None:
         pytest.skip("rapidocr_onnxruntime is not installed")
     png = _barh_png(tmp_path / "chart.png")
     bars, printed = raster_charts.read_picture_bars(str(png), [72, 100, 504, 272])
@@ -104,7 +77,7 @@ def test_a_pictured_chart_is_read_bar_by_bar(tmp_path):
 
 def test_a_pdf_whose_figure_is_a_picture_of_a_chart_carries_its_bars(tmp_path):
     """The reader hook: a captioned picture with no printed text of its own is read as a chart."""
-    if raster_charts._ocr_engine() is None:
+    if ocr_text._ocr_engine() is None:
         pytest.skip("rapidocr_onnxruntime is not installed")
     import pymupdf
 
@@ -124,27 +97,9 @@ def test_a_pdf_whose_figure_is_a_picture_of_a_chart_carries_its_bars(tmp_path):
 
 def test_without_the_ocr_package_a_picture_is_no_chart_and_costs_no_document(tmp_path, monkeypatch):
     png = _barh_png(tmp_path / "chart.png")
-    monkeypatch.setattr(raster_charts, "_ocr_engine", lambda: None)
+    monkeypatch.setattr(ocr_text, "_ocr_engine", lambda: None)
     assert raster_charts.read_picture_bars(str(png), [72, 100, 504, 272]) == ([], [])
     assert raster_charts.read_picture_bars(str(tmp_path / "missing.png"), [72, 100, 504, 272]) == ([], [])
-
-
-def test_a_space_the_ocr_dropped_after_capitals_comes_back_as_the_documents_text_prints_it():
-    """Seed1.5-Thinking's Figure 1, set in a serif with narrow word spaces: the OCR read "GPQADiamond" and
-    "OpenAIo3-mini-high". The text prints "GPQA diamond" and "OpenAI" and "o3-mini-high" but never the
-    glued forms, so the spaces go back; the figure's own letters (its capital D) stay."""
-    from kg.models import ImageRef
-
-    figure = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100], label="Figure 1",
-                      bar_values=json.dumps([["OpenAIo3-mini-high", "GPQADiamond", "79.7", "%"],
-                                             ["HealthBench", "SWE-bench", "49.3", "%"]]),
-                      visible_lines=json.dumps([["GPQADiamond", 1, 2, 3, 4], ["HealthBench", 5, 6, 7, 8]]))
-    text = ["We compare with OpenAI models: o3-mini-high scores 79.7 on GPQA diamond.",
-            "Health scores are on a bench of our own."]  # "Health" and "bench", never "HealthBench"
-    raster_charts.respell_labels([figure], text)
-    assert json.loads(figure.bar_values)[0][:2] == ["OpenAI o3-mini-high", "GPQA Diamond"]
-    assert json.loads(figure.bar_values)[1][0] == "HealthBench"  # a lower-to-upper join was the OCR's call
-    assert figure.visible_text.splitlines() == ["GPQA Diamond", "HealthBench"]
 
 
 def test_a_figure_whose_drawn_text_holds_no_values_is_still_tried_as_a_picture(monkeypatch):

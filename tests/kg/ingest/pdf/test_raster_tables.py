@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from kg.ingest.pdf import raster_charts, raster_tables
+from kg.ingest.pdf import ocr_text, raster_tables
 from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.raster_tables import may_be_table, table_cells
 from pdf_maker import PICTURED_COLUMNS, PICTURED_ROWS, pictured_table_report, table_png
@@ -58,7 +58,7 @@ def test_the_cheap_test_passes_bands_of_text_on_a_light_ground_and_not_a_photo(t
 
 
 def test_a_pdf_with_an_uncaptioned_pictured_table_carries_its_cells(tmp_path):
-    if raster_charts._ocr_engine() is None:
+    if ocr_text._ocr_engine() is None:
         pytest.skip("rapidocr_onnxruntime is not installed")
     from kg.ingest.pdf import read_pdf
 
