@@ -295,6 +295,24 @@ def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool,
     return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
 
 
+def split_by_labels(groups: list[list[Fill]], labels: list[Line], vertical: bool) -> list[list[Fill]]:
+    """A group whose every bar has a label of its own centred under it is that many groups of one bar
+    (OpenAI's system cards: one bar a model, "gpt-5" / "browsing" under each, bars closer together than
+    the gaps between groups of a grouped chart)."""
+    if not vertical:
+        return groups
+    out = []
+    for group in groups:
+        under = [[g for g in labels if _at_base(g, group, vertical) and abs(g.cx - (b.rect[0] + b.rect[2]) / 2)
+                  <= (b.rect[2] - b.rect[0]) / 2] for b in group]
+        own = [u[0] for u in under if len(u) == 1]
+        if len(group) >= 2 and len(own) == len(group) and len({id(g) for g in own}) == len(group):
+            out.extend([b] for b in group)
+        else:
+            out.append(group)
+    return out
+
+
 def drop_misgrouped(group_of: dict[int, str | None], bars: list[Fill], labels: list[Line], vertical: bool) -> None:
     """Unname a bar whose group (told by the gaps between bars) is not the label nearest to it. A series
     drawn as no filled box (DeepSeek-V3.2's hatched second series) leaves a bar-wide gap inside each
@@ -307,8 +325,10 @@ def drop_misgrouped(group_of: dict[int, str | None], bars: list[Fill], labels: l
         own = group_of.get(id(bar))
         if own not in named:
             continue
-        # the labels of its own row of panels: standing in line with its own group's label
-        row = [n for n in named if abs(getattr(at[n], across) - getattr(at[own], across)) <= ROW_TOLERANCE]
+        # the labels of its own row of panels: standing in line with its own group's label, named or not (a
+        # label no group took still says whose a bar is: GPT-5.2's "gpt-5.2 browsing" under a bar the
+        # gaps had joined to "gpt-5.1 browsing")
+        row = [n for n in at if abs(getattr(at[n], across) - getattr(at[own], across)) <= ROW_TOLERANCE]
         middle = (bar.rect[0] + bar.rect[2]) / 2 if vertical else (bar.rect[1] + bar.rect[3]) / 2
         if min(row, key=lambda n: abs(getattr(at[n], along) - middle)) != own:
             group_of[id(bar)] = None
@@ -348,6 +368,8 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     numbers = [ln for ln in lines if _is_number(ln.text) and not _badge(ln, fills)]
     groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical, PANEL_GAP if named else GROUP_GAP)
     labels = group_labels(lines, vertical, MAX_TITLE_WORDS if named else MAX_GROUP_WORDS)
+    if not named:
+        groups = split_by_labels(groups, labels, vertical)
     names = name_groups(groups, labels, vertical, titled=bool(named))
     group_of = {id(bar): names.get(k) for k, group in enumerate(groups) for bar in group}
     drop_misgrouped(group_of, bars, labels, vertical)

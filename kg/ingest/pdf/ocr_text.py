@@ -151,6 +151,17 @@ def _segments(text: str, boxes: list, shown: set[int] | None = None) -> list[tup
     return out
 
 
+MAX_TILT = 0.1  # rise over run of a line's top edge: about 6 degrees, a box's skew, not a rotated label
+
+
+def _upright(corners) -> bool:
+    """A line set level: its box's top edge rises at most MAX_TILT (at least 2 px allowed) and its right
+    edge leans as little. GPT-5.2's tick labels came back with 3-4 px of skew over 60 px and had
+    been dropped as rotated by a fixed 2 px test."""
+    (x0, y0), (x1, y1), (x2, y2) = corners[0], corners[1], corners[2]
+    return abs(y1 - y0) <= max(2.0, MAX_TILT * abs(x1 - x0)) and abs(x2 - x1) <= max(2.0, MAX_TILT * abs(y2 - y1) * 2.5)
+
+
 def ocr_lines(pixels: np.ndarray, clean_ground: bool = False) -> list[tuple[str, float, float, float, float]] | None:
     """Upright printed lines (text, x0, y0, x1, y1) in pixels; None without the OCR package.
     `clean_ground`: the text stands alone on its ground (a table), so the picture's blank gaps tell its
@@ -162,8 +173,7 @@ def ocr_lines(pixels: np.ndarray, clean_ground: bool = False) -> list[tuple[str,
     found, _elapsed = engine(np.ascontiguousarray(pixels[..., ::-1]), return_word_box=True)  # reads BGR
     lines = []
     for corners, text, score, *glyph_boxes in found or []:
-        upright = abs(corners[0][1] - corners[1][1]) <= 2 and abs(corners[1][0] - corners[2][0]) <= 2
-        if upright and float(score) >= MIN_OCR_SCORE and text.strip():
+        if _upright(corners) and float(score) >= MIN_OCR_SCORE and text.strip():
             boxes = glyph_boxes[0] if glyph_boxes else []
             found = _glyphs(text.strip(), boxes) if boxes else None
             shown = _ink_spaces(pixels, found[0], found[1]) if found and clean_ground else None

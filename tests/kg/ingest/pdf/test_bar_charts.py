@@ -384,3 +384,18 @@ def test_panels_of_bars_named_by_their_ticks_are_grouped_by_panel_and_named_by_t
     assert read[("Delta", "Average Over Twelve Benchmarks Of Every Kind Here")] == "58.8"
     assert read[("Beta", "Agentic")] == "55.4" and read[("Delta", "Reasoning")] == "68.8"
     assert len(read) == 12
+
+
+def test_bars_each_with_its_own_label_are_groups_of_one_and_a_label_no_group_took_still_unnames():
+    """OpenAI's system cards: "Comparison Models" and "gpt-5.2" in the legend, one bar a model with its
+    name under it, the bars closer than a grouped chart's groups. Each bar is its own group, named by
+    the label under it, never by its neighbour's."""
+    fills, lines = _legend(("Comparison Models", BLUE), ("gpt-5.2", GREY))
+    for k, (value, colour, name) in enumerate((("42%", BLUE, "gpt-5 browsing"), ("41%", BLUE, "gpt-5.1 browsing"),
+                                               ("43%", GREY, "gpt-5.2 browsing"))):
+        x = 100 + 60 * k  # 40-point bars 20 points apart: one group by the gaps alone
+        fills.append(Fill((x, 100, x + 40, 200), colour))
+        lines += [Line(value, x + 12, 90, x + 28, 98), Line(name, x + 2, 204, x + 38, 212)]
+    assert sorted(read_bars(lines, fills)) == [("Comparison Models", "gpt-5 browsing", "42%", ""),
+                                               ("Comparison Models", "gpt-5.1 browsing", "41%", ""),
+                                               ("gpt-5.2", "gpt-5.2 browsing", "43%", "")]

@@ -72,3 +72,10 @@ def test_a_space_the_ocr_dropped_after_capitals_comes_back_as_the_documents_text
     assert json.loads(figure.bar_values)[0][:2] == ["OpenAI o3-mini-high", "GPQA Diamond"]
     assert json.loads(figure.bar_values)[1][0] == "HealthBench"  # a lower-to-upper join was the OCR's call
     assert figure.visible_text.splitlines() == ["GPQA Diamond", "HealthBench"]
+
+
+def test_a_box_skewed_a_few_pixels_is_a_level_line_and_a_rotated_one_is_not():
+    from kg.ingest.pdf.ocr_text import _upright
+
+    assert _upright([[319, 59], [377, 56], [378, 77], [320, 80]])  # GPT-5.2's "gpt-5.2": 3 px over 58
+    assert not _upright([[0, 60], [40, 20], [52, 32], [12, 72]])  # a label at 45 degrees

@@ -113,3 +113,15 @@ def test_a_figure_whose_drawn_text_holds_no_values_is_still_tried_as_a_picture(m
     drawn = ImageRef("i2", "/tmp/b.png", 1, [0, 0, 100, 100], label="Figure 2", visible_text="Accuracy\n86.7\n79.8\n92.0")
     raster_charts.read_picture_charts([boxed, drawn])
     assert tried == ["/tmp/a.png"]  # a figure printing its values as text is the drawn-chart reader's
+
+
+def test_a_group_of_one_bar_is_checked_against_the_whole_chart_never_by_itself():
+    """GPT-5.2's MLE-Bench-30 chart, one bar a group: "12%" was read "2%". One line through all the
+    chart's bars finds it; a group of one fits any line."""
+    from kg.ingest.pdf.raster_charts import _checked
+
+    bars = [("M", "a", "8%", ""), ("M", "b", "2%", ""), ("M", "c", "17%", ""), ("M", "d", "16%", "")]
+    lengths = {("M", "a"): 80.0, ("M", "b"): 120.0, ("M", "c"): 170.0, ("M", "d"): 160.0}  # value = length / 10
+    assert _checked(bars, lengths) == []
+    right = [("M", "b", "12%", "") if b[1] == "b" else b for b in bars]
+    assert _checked(right, lengths) == right
