@@ -171,10 +171,17 @@ def _bar_lengths(bars, lines: list[Line], fills: list[Fill]) -> dict[tuple[str, 
     return out
 
 
+MAX_DRAWN_LINES = 6  # a figure drawing more lines of its own is a drawing, read as one (bar_charts.py)
+
+
 def prints_values(visible_text: str) -> bool:
-    """Whether a figure's own text holds numbers enough for a chart's values (MIN_BARS or more): then
-    it is a drawn chart, read by bar_charts.py, and no picture to read."""
-    return sum(1 for line in visible_text.splitlines() for word in line.split() if _NUMBER.fullmatch(word)) >= MIN_BARS
+    """Whether a figure's own text is a drawing's: numbers enough for a chart's values (MIN_BARS or
+    more), or more than MAX_DRAWN_LINES lines (a labelled diagram: the FAA handbook's figures, each
+    tried as a picture, had cost minutes of OCR). A pasted picture in a drawn frame carries a few
+    lines at most (Seed1.5-Thinking's abstract heading and date over its Figure 1)."""
+    lines = [line for line in visible_text.splitlines() if line.strip()]
+    numbers = sum(1 for line in lines for word in line.split() if _NUMBER.fullmatch(word))
+    return numbers >= MIN_BARS or len(lines) > MAX_DRAWN_LINES
 
 
 def read_picture_charts(figures: list) -> list:

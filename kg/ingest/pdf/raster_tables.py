@@ -16,8 +16,9 @@ single cell. Read from the OCR's printed lines (raster_charts.ocr_lines), in fou
 A picture without MIN_ROWS such rows is no table (a diagram, a photo, a chart). An OCR misreading
 cannot be checked against anything here (unlike a bar's length): a line is kept only when the engine
 read it with ocr_text.MIN_OCR_SCORE confidence, and a name the document's text prints gets its
-spacing back from there (ocr_text.respell_labels). Pictures are tried captioned or not: model
-cards paste their tables without a caption.
+spacing back from there (ocr_text.respell_labels). Tried: pictures without a caption (model cards
+paste their tables so) or captioned as a Table; a captioned Figure is a drawing or a photo (an FAA
+handbook chapter's 35 pictures, 28 of them text on a light ground, had cost minutes of OCR).
 """
 
 from __future__ import annotations
@@ -57,9 +58,29 @@ def may_be_table(pixels: np.ndarray) -> bool:
     text = ink.copy()  # rules across or down the table (Gemini 3 Pro's rows are ruled) are no text
     text[ink.mean(axis=1) > 0.5, :] = False
     text[:, ink.mean(axis=0) > 0.5] = False
-    rows = text.any(axis=1)
-    bands = int(np.count_nonzero(rows[1:] & ~rows[:-1])) + int(rows[0])
-    return bands >= MIN_BANDS and _runs(text.any(axis=0), max(1, round(MIN_GUTTER * ink.shape[1]))) >= 2
+    heights = _band_heights(text.any(axis=1))
+    if len(heights) < MIN_BANDS:
+        return False
+    # lines of type: most bands about one height (a diagram's shapes and labels come in any size)
+    middle = float(np.median(heights))
+    even = sum(1 for h in heights if 0.5 * middle <= h <= 2 * middle)
+    return even >= max(MIN_BANDS, EVEN_BANDS * len(heights)) and \
+        _runs(text.any(axis=0), max(1, round(MIN_GUTTER * ink.shape[1]))) >= 2
+
+
+EVEN_BANDS = 0.8  # share of the bands within a factor of two of their median height
+
+
+def _band_heights(rows: np.ndarray) -> list[int]:
+    """Heights of the runs of True in `rows` (the pixel rows holding ink)."""
+    heights, run = [], 0
+    for filled in rows:
+        if filled:
+            run += 1
+        elif run:
+            heights.append(run)
+            run = 0
+    return heights + [run] if run else heights
 
 
 def _runs(filled: np.ndarray, gap: int) -> int:
@@ -191,6 +212,8 @@ def read_picture_tables(figures: list) -> list:
     for ref in figures:
         if ref.bar_values or ref.table_cells or not ref.path or prints_values(ref.visible_text):
             continue
+        if ref.label and not ref.label.lower().startswith("table"):
+            continue  # a captioned figure is a drawing or a photo; a pasted table is uncaptioned or a Table
         try:
             cells, printed = read_picture_table(ref.path, list(ref.bbox))
         except Exception as exc:  # noqa: BLE001 - reading a table is an extra: a picture costs no document
