@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import re
 
-from kg.ingest.pdf.chart_text import Line
+from kg.ingest.pdf.bar_groups import (BASE_TOLERANCE, GROUP_GAP, MAX_GROUP_WORDS, MAX_TITLE_WORDS, PANEL_GAP,
+                                        bar_groups, chart_title, drop_misgrouped, group_labels, name_groups,
+                                        split_by_labels, standing_bars)
+from kg.ingest.pdf.chart_text import Line, is_number
 from kg.ingest.pdf.tick_labels import side_names, tick_names
-from kg.ingest.pdf.types import Fill, join_lines
+from kg.ingest.pdf.types import Fill
 
 MAX_SWATCH_SIDE = 16.0  # points: a legend swatch is a small mark beside its name (this high at most)
 SIDE_MARGIN = 1.0  # points: one side's typical gap must be this much tighter to be the names' side
@@ -29,27 +32,13 @@ SWATCH_GAP = 10.0  # points between a swatch's right edge and its name
 VALUE_GAP = 14.0  # points between a bar's end and the number printed at it
 MIN_SERIES = 2  # a legend names at least two colours (one colour needs no legend)
 MIN_BARS = 3  # fewer is no chart worth reading as one
-MAX_GROUP_WORDS = 8  # an axis label is a name, not a sentence ("% responses with 1+ major incorrect claims" is one)
-MAX_TITLE_WORDS = 12  # a panel's title over bars named by their own tick labels may be longer
 AXIS_UNIT = re.compile(r"[(\[]\s*(%|in %|[a-zA-Z$€£/]{1,6})\s*[)\]]\s*$")  # "Latency (ms)", "Accuracy (%)"
 PERCENT_AXIS = re.compile(r"\(%\)|\[%\]|\bin %|\(in %\)")  # an axis title saying its values are percentages
-LABEL_GAP = 24.0  # points between a group's base and its axis label
-BASE_TOLERANCE = 1.5  # points: bars whose bases differ by less stand on one axis
-GROUP_GAP = 0.8  # of a bar's width: a wider gap between two bars starts the next group
-PANEL_GAP = 1.5  # of a bar's width: bars named by their own tick labels are one group up to a wider gap
 COLOUR_DIGITS = 2  # fills of one series differ in the last digits between drawing calls
-ROW_TOLERANCE = 4.0  # points: group labels whose tops (or left edges) are this close stand in one row
 
 
 def _colour(fill: Fill) -> tuple[float, ...]:
     return tuple(round(c, COLOUR_DIGITS) for c in fill.rgb)
-
-
-_NUMBER = re.compile(r"^[-+\u2212]?\$?\d[\d,]*(?:\.\d+)?%?$")  # a data label: "79.2", "1,024", "$3.5", "54%"
-
-
-def _is_number(text: str) -> bool:
-    return bool(_NUMBER.match(text.strip()))
 
 
 def split_numbers(line: Line) -> list[Line]:
@@ -57,7 +46,7 @@ def split_numbers(line: Line) -> list[Line]:
     text extraction joined on one baseline) as one line per number, each placed by its characters'
     share of the line's width; any other line as it is."""
     parts = line.text.split()
-    if len(parts) < 2 or not all(_is_number(p) for p in parts):
+    if len(parts) < 2 or not all(is_number(p) for p in parts):
         return [line]
     width = (line.x1 - line.x0) / max(len(line.text), 1)
     out, start = [], 0
@@ -74,7 +63,7 @@ def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[
     ends say (a row that starts with a name and ends with a swatch prints names first), else the side
     whose gaps are the tighter; when neither tells, no name is taken: reading the neighbour's name
     would shift every series by one. A colour with two names (or a name with two colours) is no entry."""
-    labels = [ln for ln in lines if not _is_number(ln.text) and any(c.isalpha() for c in ln.text)]
+    labels = [ln for ln in lines if not is_number(ln.text) and any(c.isalpha() for c in ln.text)]
     beside: dict[int, dict[str, tuple[float, Line]]] = {}
     for i, fill in enumerate(fills):
         x0, y0, x1, y1 = fill.rect
@@ -192,152 +181,16 @@ def _badge(line: Line, fills: list[Fill]) -> bool:
                and line.y1 <= f.rect[3] + 1.5 and f.rect[3] - f.rect[1] <= 2 * height for f in fills)
 
 
-def group_labels(lines: list[Line], vertical: bool, max_words: int = MAX_GROUP_WORDS) -> list[Line]:
-    """The figure's short name lines that may be group labels, lines stacked at one place joined
-    ("AIME 2024" over "(Pass@1)"); name_groups keeps those at a group's base."""
-    names = [ln for ln in lines if not _is_number(ln.text) and len(ln.text.split()) <= max_words]
-    near = sorted(names, key=lambda ln: ln.y0)  # which group's base each stands at: name_groups
-    joined: list[Line] = []
-    size: dict[int, float] = {}  # a joined label's type height: a note set smaller under a title is none of it
-    for ln in near:
-        height = ln.y1 - ln.y0
-        above = next((j for j in joined if vertical and abs(j.cx - ln.cx) <= 8 and ln.cy > j.y1 - 2
-                      and ln.y0 - j.y1 <= 4 and abs(size[id(j)] - height) <= 0.3 * max(size[id(j)], height)), None)
-        if above is None:
-            joined.append(ln)
-            size[id(ln)] = height
-        else:
-            both = Line(join_lines([above.text, ln.text]), min(above.x0, ln.x0), above.y0, max(above.x1, ln.x1), ln.y1)
-            joined[joined.index(above)] = both
-            size[id(both)] = size[id(above)]
-    return joined
-
-
 def _inside(mark: Fill, bar: Fill) -> bool:
     x0, y0, x1, y1 = mark.rect
     bx0, by0, bx1, by1 = bar.rect
     return bx0 - 1 <= x0 and x1 <= bx1 + 1 and by0 - 1 <= y0 and y1 <= by1 + 1
 
 
-def standing_bars(fills: list[Fill], swatches: set[int], bars: list[Fill], vertical: bool) -> list[Fill]:
-    """Every bar on the named bars' bases, named or not ("DeepSeek V3" and "Qwen2.5" in one grey that no
-    legend entry alone names): the groups are told apart by the gaps between all of them. A shape
-    much wider than a bar (a panel's background) is none."""
-    lo, hi, base = (0, 2, 3) if vertical else (1, 3, 0)
-    width = max(b.rect[hi] - b.rect[lo] for b in bars)
-    return [f for i, f in enumerate(fills) if i not in swatches and f.rect[hi] - f.rect[lo] <= 2 * width
-            and any(abs(f.rect[base] - b.rect[base]) <= BASE_TOLERANCE for b in bars)]
-
-
-def _rows_by_base(bars: list[Fill], base: int) -> list[list[Fill]]:
-    """Bars whose bases lie within BASE_TOLERANCE of the previous one's stand on one axis."""
-    rows: list[list[Fill]] = []
-    for bar in sorted(bars, key=lambda b: b.rect[base]):
-        if rows and bar.rect[base] - rows[-1][-1].rect[base] <= BASE_TOLERANCE:
-            rows[-1].append(bar)
-        else:
-            rows.append([bar])
-    return rows
-
-
-def bar_groups(bars: list[Fill], vertical: bool, gap: float = GROUP_GAP) -> list[list[Fill]]:
-    """Bars standing side by side on one base (gaps under `gap` of a bar's width) as one group: a row
-    of panels further down the page has a base of its own."""
-    lo, hi, base = (0, 2, 3) if vertical else (1, 3, 0)
-    groups: list[list[Fill]] = []
-    for row in _rows_by_base(bars, base):
-        row = sorted(row, key=lambda b: b.rect[lo])
-        width = max(b.rect[hi] - b.rect[lo] for b in row)  # each row of panels by its own bars
-        start = len(groups)
-        for bar in row:
-            if len(groups) > start and bar.rect[lo] - groups[-1][-1].rect[hi] <= gap * width:
-                groups[-1].append(bar)
-            else:
-                groups.append([bar])
-    return groups
-
-
-def _at_base(label: Line, group: list[Fill], vertical: bool, titled: bool = False) -> bool:
-    """The label stands just beyond the group's own base: under its bars (vertical) or left of them,
-    not under another row of panels further down the page. With `titled` (the bars' own tick labels
-    stand under them) the group's label is the panel's title over its bars and their numbers."""
-    if titled and not vertical:  # over the panel's top bar, within the bars' reach across
-        top = min(b.rect[1] for b in group)
-        return (-2 <= top - label.y1 <= 2 * LABEL_GAP
-                and min(b.rect[0] for b in group) <= label.cx <= max(b.rect[2] for b in group) + LABEL_GAP)
-    if titled:  # over the tallest bar, by no more than the panel's height (its axis reaches that high)
-        top, height = min(b.rect[1] for b in group), max(b.rect[3] - b.rect[1] for b in group)
-        return -2 <= top - label.y1 <= height + LABEL_GAP
-    if vertical:
-        base = max(b.rect[3] for b in group)
-        return -2 <= label.y0 - base <= LABEL_GAP
-    base = min(b.rect[0] for b in group)
-    return -2 <= base - label.x1 <= LABEL_GAP
-
-
-def name_groups(groups: list[list[Fill]], labels: list[Line], vertical: bool,
-                titled: bool = False) -> dict[int, str]:
-    """Group index -> the axis label centred within its span (the nearest to its middle); a label two
-    groups would claim names neither."""
-    lo, hi = (0, 2) if vertical else (1, 3)
-    chosen: dict[int, Line] = {}
-    for k, group in enumerate(groups):
-        start, end = group[0].rect[lo], group[-1].rect[hi]
-        middle = (start + end) / 2
-        sideways_title = titled and not vertical  # above the panel, so outside the bars' span
-        inside = [g for g in labels if (sideways_title or start - 2 <= (g.cx if vertical else g.cy) <= end + 2)
-                  and _at_base(g, group, vertical, titled)]
-        if inside and titled:  # a title is set larger than the notes under it (GLM-4.5's "Agentic")
-            chosen[k] = min(inside, key=lambda g: (-round(g.y1 - g.y0), abs((g.cx if vertical else g.cy) - middle)))
-        elif inside:
-            chosen[k] = min(inside, key=lambda g: abs((g.cx if vertical else g.cy) - middle))
-    taken = [id(g) for g in chosen.values()]
-    return {k: " ".join(g.text.split()) for k, g in chosen.items() if taken.count(id(g)) == 1}
-
-
-def split_by_labels(groups: list[list[Fill]], labels: list[Line], vertical: bool) -> list[list[Fill]]:
-    """A group whose every bar has a label of its own centred under it is that many groups of one bar
-    (OpenAI's system cards: one bar a model, "gpt-5" / "browsing" under each, bars closer together than
-    the gaps between groups of a grouped chart)."""
-    if not vertical:
-        return groups
-    out = []
-    for group in groups:
-        under = [[g for g in labels if _at_base(g, group, vertical) and abs(g.cx - (b.rect[0] + b.rect[2]) / 2)
-                  <= (b.rect[2] - b.rect[0]) / 2] for b in group]
-        own = [u[0] for u in under if len(u) == 1]
-        if len(group) >= 2 and len(own) == len(group) and len({id(g) for g in own}) == len(group):
-            out.extend([b] for b in group)
-        else:
-            out.append(group)
-    return out
-
-
-def drop_misgrouped(group_of: dict[int, str | None], bars: list[Fill], labels: list[Line], vertical: bool) -> None:
-    """Unname a bar whose group (told by the gaps between bars) is not the label nearest to it. A series
-    drawn as no filled box (DeepSeek-V3.2's hatched second series) leaves a bar-wide gap inside each
-    group, and the gaps then join one group's first bar to the group before: its value would be read
-    under the wrong benchmark."""
-    at = {" ".join(g.text.split()): g for g in labels}
-    named = {n for n in group_of.values() if n in at}
-    along, across = ("cx", "y0") if vertical else ("cy", "x0")
-    for bar in bars:
-        own = group_of.get(id(bar))
-        if own not in named:
-            continue
-        # the labels of its own row of panels: standing in line with its own group's label, named or not (a
-        # label no group took still says whose a bar is: GPT-5.2's "gpt-5.2 browsing" under a bar the
-        # gaps had joined to "gpt-5.1 browsing")
-        row = [n for n in at if abs(getattr(at[n], across) - getattr(at[own], across)) <= ROW_TOLERANCE]
-        middle = (bar.rect[0] + bar.rect[2]) / 2 if vertical else (bar.rect[1] + bar.rect[3]) / 2
-        if min(row, key=lambda n: abs(getattr(at[n], along) - middle)) != own:
-            group_of[id(bar)] = None
-
-
 def _axis_unit(texts: list[str]) -> str:
     """"%" when an axis title says the values are percentages and no title names another unit (a
     panel in ms beside one in %: which bar is in which is not told here)."""
-    units = {m.group(1).strip() for t in texts if not _is_number(t) for m in AXIS_UNIT.finditer(t)}
+    units = {m.group(1).strip() for t in texts if not is_number(t) for m in AXIS_UNIT.finditer(t)}
     percent = any(PERCENT_AXIS.search(t) for t in texts)
     return "%" if percent and units <= {"%", "in %"} else ""
 
@@ -354,7 +207,7 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     named = tick_names(ticks or [], fills) if len(colours) < MIN_SERIES else {}
     sideways = False  # horizontal bars, each named by the label left of it
     if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
-        named = side_names([ln for ln in lines if not _is_number(ln.text)], fills)
+        named = side_names([ln for ln in lines if not is_number(ln.text)], fills)
         sideways = True
     if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
         return []
@@ -365,11 +218,14 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     bars = on_shared_base(bars, vertical)
     if len(bars) < MIN_BARS:
         return []
-    numbers = [ln for ln in lines if _is_number(ln.text) and not _badge(ln, fills)]
+    numbers = [ln for ln in lines if is_number(ln.text) and not _badge(ln, fills)]
     groups = bar_groups(standing_bars(fills, swatches, bars, vertical), vertical, PANEL_GAP if named else GROUP_GAP)
     labels = group_labels(lines, vertical, MAX_TITLE_WORDS if named else MAX_GROUP_WORDS)
+    before = len(groups)
     if not named:
         groups = split_by_labels(groups, labels, vertical)
+    # one bar a label (the split found some): the bar's label names it, the chart's title says what it measures
+    title = chart_title(lines, bars, colours) if len(groups) > before else ""
     names = name_groups(groups, labels, vertical, titled=bool(named))
     group_of = {id(bar): names.get(k) for k, group in enumerate(groups) for bar in group}
     drop_misgrouped(group_of, bars, labels, vertical)
@@ -395,6 +251,8 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
         if len(mine) == 1 and group:
             value = mine[0].text.strip()
             series = named.get(id(bar)) or colours[_colour(bar)]
+            if title and len(next(g for g in groups if bar in g)) == 1:
+                series, group = group, title  # "gpt-5.1-codex-max" at "Professional CTFs", not "Comparison Models"
             out.append((series, group, value, "" if "%" in value else unit))
     pairs = [(s, g) for s, g, _v, _u in out]
     return [t for t in out if pairs.count((t[0], t[1])) == 1]  # two bars of one series in one group: unread

@@ -3,7 +3,15 @@ raster_charts.py) place labels and values by."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_NUMBER = re.compile(r"^[-+\u2212]?\$?\d[\d,]*(?:\.\d+)?%?$")  # a data label: "79.2", "1,024", "$3.5", "54%"
+
+
+def is_number(text: str) -> bool:
+    """A data label as printed: "79.2", "1,024", "$3.5", "54%"."""
+    return bool(_NUMBER.match(text.strip()))
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,8 @@ def _segments(text: str, boxes: list, shown: set[int] | None = None) -> list[tup
         if gap >= SPLIT_GAP * height or (word_break and _NUMBER.fullmatch(so_far) and glyphs[k].isalpha()):
             pieces.append([k])
             continue
-        if word_break or (by_boxes and glyphs[k - 1].islower() and glyphs[k].isupper() and gap >= SPACE_GAP * height):
+        turn = (glyphs[k - 1].islower() and glyphs[k].isupper()) or (glyphs[k] == "(" and glyphs[k - 1].isalnum())
+        if word_break or (by_boxes and turn and gap >= SPACE_GAP * height):  # "Virology (Multi-select)"
             spaces.add(k)
         pieces[-1].append(k)
     out = []

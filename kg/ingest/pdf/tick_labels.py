@@ -6,7 +6,10 @@ LongCat-Flash-Omni's benchmark figures). A rotated label is placed one of two wa
 * centred under its tick: its box's middle stands over the bar's middle;
 * ending at its tick (matplotlib's `rotation=45, ha="right"`, the usual idiom): the text
   rises to the right and stops under the bar, so its box's right edge stands just right
-  of the bar's middle, while the box's middle lies over the bar before.
+  of the bar's middle (or up to END_BEFORE short of it, for a bold or short label), while
+  the box's middle lies over the bar before. A long name set on two rising lines ends
+  its second line a line's height down and right of its first ("Qwen3-235B" over
+  "-Thinking-2507"): the two are one name.
 
 Which way a chart sets its labels is read from the labels themselves: the placement under
 which at least MIN_PLACED of the labels at the bars' base name exactly one bar each. A

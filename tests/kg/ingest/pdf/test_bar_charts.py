@@ -399,3 +399,8 @@ def test_bars_each_with_its_own_label_are_groups_of_one_and_a_label_no_group_too
     assert sorted(read_bars(lines, fills)) == [("Comparison Models", "gpt-5 browsing", "42%", ""),
                                                ("Comparison Models", "gpt-5.1 browsing", "41%", ""),
                                                ("gpt-5.2", "gpt-5.2 browsing", "43%", "")]
+    # with the chart's title over it all, each bar is its label's value of what the title measures
+    titled = read_bars([Line("Professional CTFs", 10, 0, 90, 8), *lines], fills)
+    assert sorted(titled) == [("gpt-5 browsing", "Professional CTFs", "42%", ""),
+                              ("gpt-5.1 browsing", "Professional CTFs", "41%", ""),
+                              ("gpt-5.2 browsing", "Professional CTFs", "43%", "")]
