@@ -43,6 +43,7 @@ def test_acronym_variants_meet():
         ("Williams", "williams"),  # a single capitalised word is a name, not a plural
         ("an Apple", "apple"),
         ("a  new   policy", "new policy"),
+        ("• ChatGPT", "chatgpt"),  # a list's bullet is no part of the name (q41's bridge "• ChatGPT")
     ],
 )
 def test_normalisation_and_plural_folding(surface, expected):
