@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 
 import numpy as np
 from scipy import ndimage
@@ -34,13 +33,13 @@ from kg.ingest.pdf.ocr_text import _pixels, ocr_lines
 from kg.ingest.pdf.types import Fill
 
 log = logging.getLogger("hopgraph.ingest")
-_NUMBER = re.compile(r"[-+]?\d[\d.,]*%?")
 
 SCREEN_SIDE = 500  # px: the size the cheap is-it-a-chart test looks at
 MIN_SIDE = 200  # px: a smaller picture holds no readable chart
 QUANT = 16  # colour levels per channel: anti-aliasing varies the last bits only
 MIN_BAR_PX = 5  # px: a bar is at least this thick and this long
 FILL_SHARE = 0.9  # of its bounding box a bar's colour covers
+TRIM_FROM = 0.7  # a region filling this much of its box is trimmed of ragged rims and measured again
 MAX_COLOURS = 48  # the most frequent colours tried: a chart has a handful, a photo thousands
 FIT_TOLERANCE = 0.03  # of a group's value range: how far a value may stray from its bars' line
 
@@ -58,13 +57,16 @@ def solid_boxes(pixels: np.ndarray) -> list[tuple[tuple[int, int, int, int], tup
     out = []
     for k in order:
         labels, _n = ndimage.label(key == k)
-        for index, found in enumerate(ndimage.find_objects(labels), start=1):
-            box = _trimmed(labels[found] == index, found)
+        for index, box in enumerate(ndimage.find_objects(labels), start=1):
             height, width = box[0].stop - box[0].start, box[1].stop - box[1].start
             if height < MIN_BAR_PX or width < MIN_BAR_PX:
-                continue
+                continue  # most regions of a photo: no trimming spent on them
             mine = labels[box] == index
-            if mine.sum() >= FILL_SHARE * height * width:
+            if TRIM_FROM <= mine.sum() / (height * width) < FILL_SHARE:
+                box = _trimmed(mine, box)
+                height, width = box[0].stop - box[0].start, box[1].stop - box[1].start
+                mine = labels[box] == index
+            if height >= MIN_BAR_PX and width >= MIN_BAR_PX and mine.sum() >= FILL_SHARE * height * width:
                 # the median, not the mean: a small legend swatch's anti-aliased rim would shift its mean
                 # off its bars' colour (GPT-5.2's Figure 1: two of three series unmatched)
                 rgb = tuple(float(c) for c in np.median(pixels[box][mine], axis=0) / 255)
@@ -171,28 +173,16 @@ def _bar_lengths(bars, lines: list[Line], fills: list[Fill]) -> dict[tuple[str, 
     return out
 
 
-MAX_DRAWN_LINES = 6  # a figure drawing more lines of its own is a drawing, read as one (bar_charts.py)
-
-
-def prints_values(visible_text: str) -> bool:
-    """Whether a figure's own text is a drawing's: numbers enough for a chart's values (MIN_BARS or
-    more), or more than MAX_DRAWN_LINES lines (a labelled diagram: the FAA handbook's figures, each
-    tried as a picture, had cost minutes of OCR). A pasted picture in a drawn frame carries a few
-    lines at most (Seed1.5-Thinking's abstract heading and date over its Figure 1)."""
-    lines = [line for line in visible_text.splitlines() if line.strip()]
-    numbers = sum(1 for line in lines for word in line.split() if _NUMBER.fullmatch(word))
-    return numbers >= MIN_BARS or len(lines) > MAX_DRAWN_LINES
-
-
 def read_picture_charts(figures: list) -> list:
     """Fill bar_values, visible_lines and visible_text of each captioned picture (kg.models.ImageRef)
-    that reads as a bar chart and prints no values as text of its own: a pasted picture, or a figure
-    whose region holds a pasted chart beside some drawn text (Seed1.5-Thinking's Figure 1 stands in
-    one drawn box with the abstract, so its region has the abstract's lines as text). Returns the
-    figures read, for `respell_labels` once the document's text is known."""
+    that printed no text of its own and reads as a bar chart. Returns the figures read, for
+    ocr_text.respell_labels once the document's text is known. A figure with drawn text is left to
+    the vector reader: trying those as pictures too (Seed1.5-Thinking's Figure 1 shares a drawn box
+    with the abstract) cost an FAA handbook chapter whose photos carry a few drawn callouts seconds
+    of OCR a picture, for one chart read."""
     read = []
     for ref in figures:
-        if not ref.label or ref.bar_values or not ref.path or prints_values(ref.visible_text):
+        if not ref.label or ref.visible_text or ref.bar_values or not ref.path:
             continue
         try:
             bars, printed = read_picture_bars(ref.path, list(ref.bbox))

@@ -32,7 +32,6 @@ import numpy as np
 
 from kg.ingest.pdf.chart_text import Line
 from kg.ingest.pdf.ocr_text import _pixels, ocr_lines
-from kg.ingest.pdf.raster_charts import prints_values
 
 log = logging.getLogger("hopgraph.ingest")
 
@@ -205,12 +204,12 @@ def read_picture_table(path: str, bbox: list[float]) -> tuple[list[tuple[str, st
 
 
 def read_picture_tables(figures: list) -> list:
-    """Fill table_cells, visible_lines and visible_text of each picture (kg.models.ImageRef) that is
-    no chart already read and prints no values as text of its own, when it reads as a table; returns
-    the figures read (for ocr_text.respell_labels)."""
+    """Fill table_cells, visible_lines and visible_text of each picture (kg.models.ImageRef) with no
+    text of its own that is no chart already read, when it reads as a table; returns the figures read
+    (for ocr_text.respell_labels)."""
     read = []
     for ref in figures:
-        if ref.bar_values or ref.table_cells or not ref.path or prints_values(ref.visible_text):
+        if ref.visible_text or ref.bar_values or ref.table_cells or not ref.path:
             continue
         if ref.label and not ref.label.lower().startswith("table"):
             continue  # a captioned figure is a drawing or a photo; a pasted table is uncaptioned or a Table

@@ -102,17 +102,18 @@ def test_without_the_ocr_package_a_picture_is_no_chart_and_costs_no_document(tmp
     assert raster_charts.read_picture_bars(str(tmp_path / "missing.png"), [72, 100, 504, 272]) == ([], [])
 
 
-def test_a_figure_whose_drawn_text_holds_no_values_is_still_tried_as_a_picture(monkeypatch):
-    """A pasted chart standing in one drawn box with other text (the abstract over Seed1.5-Thinking's
-    Figure 1) has that text as its own; with no values among it, the picture is still read."""
+def test_only_a_captioned_picture_with_no_drawn_text_is_tried_as_a_chart(monkeypatch):
+    """A figure with drawn text is the vector reader's: trying those as pictures too doubled an FAA
+    handbook chapter's ingest (photos with a few drawn callouts) for one chart read."""
     from kg.models import ImageRef
 
     tried = []
     monkeypatch.setattr(raster_charts, "read_picture_bars", lambda path, bbox: tried.append(path) or ([], []))
-    boxed = ImageRef("i1", "/tmp/a.png", 1, [0, 0, 100, 100], label="Figure 1", visible_text="Abstract\nDate: April 10, 2025")
-    drawn = ImageRef("i2", "/tmp/b.png", 1, [0, 0, 100, 100], label="Figure 2", visible_text="Accuracy\n86.7\n79.8\n92.0")
-    raster_charts.read_picture_charts([boxed, drawn])
-    assert tried == ["/tmp/a.png"]  # a figure printing its values as text is the drawn-chart reader's
+    pasted = ImageRef("i1", "/tmp/a.png", 1, [0, 0, 100, 100], label="Figure 1")
+    callouts = ImageRef("i2", "/tmp/b.png", 1, [0, 0, 100, 100], label="Figure 2", visible_text="Pitot tube\nStatic port")
+    uncaptioned = ImageRef("i3", "/tmp/c.png", 1, [0, 0, 100, 100])
+    raster_charts.read_picture_charts([pasted, callouts, uncaptioned])
+    assert tried == ["/tmp/a.png"]
 
 
 def test_a_group_of_one_bar_is_checked_against_the_whole_chart_never_by_itself():
