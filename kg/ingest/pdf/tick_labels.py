@@ -102,6 +102,9 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
     lines_of = max(centred, ending, key=lambda found: sum(len(v) for v in found.values()))
     if sum(len(v) for v in lines_of.values()) < MIN_PLACED * len(at_base):
         return {}
+    # Boxes of one height over rotated labels are a heatmap's bottom row (ERNIE 5.0's Figure 9), not bars.
+    if len({round(by_id[k].rect[3] - by_id[k].rect[1]) for k in lines_of}) == 1:
+        return {}
     return _named(lines_of, by_id)
 
 

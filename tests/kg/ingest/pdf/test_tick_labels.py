@@ -65,7 +65,7 @@ def test_a_rising_label_ending_just_short_of_its_bar_still_names_it_and_its_seco
     """GLM-4.5's Figure 1: a bold or short label ends up to 2.5 points before its bar's middle, and a long
     name is set on two rising lines, the second ending down and right of the first ("Qwen3-235B" over
     "-Thinking-2507", "DeepSeek-" over "R1-0528"). The bar's name is both lines, joined as printed."""
-    bars = [Fill((100 + 28 * k, 200, 117 + 28 * k, 300), GREY) for k in range(3)]  # middles 108.5, 136.5, 164.5
+    bars = [Fill((100 + 28 * k, 200 + 20 * k, 117 + 28 * k, 300), GREY) for k in range(3)]  # middles 108.5, 136.5, 164.5
     ticks = [Line("o3", 96, 301, 108, 313, rising=True),  # ends 0.5 before its bar's middle
              Line("Qwen3-235B", 107, 301, 140, 334, rising=True), Line("-Thinking-2507", 108, 307, 145, 344, rising=True),
              Line("DeepSeek-", 140, 301, 169, 329, rising=True), Line("R1-0528", 151, 306, 175, 330, rising=True)]
@@ -76,3 +76,12 @@ def test_a_rising_label_ending_just_short_of_its_bar_still_names_it_and_its_seco
     level = [Line("Alpha", 80, 301, 111, 330, rising=True), Line("Beta", 121, 301, 151, 330, rising=True),
              Line("Gamma", 160, 301, 191, 330, rising=True)]
     assert sorted(tick_names(level, BARS).values()) == ["Alpha", "Beta", "Gamma"]
+
+
+def test_cells_of_one_height_over_rotated_labels_are_a_heatmap_not_bars():
+    """ERNIE 5.0's Figure 9: a heatmap's bottom row of cells stands over its rotated column labels."""
+    cells = [Fill((100 + 20 * k, 280, 118 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k in range(3)]
+    labels = [Line(t, 104 + 20 * k, 301, 114 + 20 * k, 320) for k, t in enumerate(("Text", "Image", "Video"))]
+    assert tick_names(labels, cells) == {}
+    bars = [Fill((100 + 20 * k, 300 - h, 118 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k, h in enumerate((20, 50, 35))]
+    assert sorted(tick_names(labels, bars).values()) == ["Image", "Text", "Video"]
