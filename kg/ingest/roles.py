@@ -84,10 +84,12 @@ def is_boilerplate(text: str) -> bool:
 
 
 def _trademark_notice(text: str) -> bool:
-    """Most of the block's sentences say whose trademark a name is."""
+    """Most of the block's sentences say whose trademark a name is, and two of them do or one says it
+    is a registered one (a court's "is not a trademark of the plaintiff" is no notice)."""
     sentences = [s for s in re.split(r"(?<=[.;])\s+|\n+", text) if len(s.split()) >= 3]
-    notices = sum(1 for s in sentences if _TRADEMARK_NOTICE_RE.search(s))
-    return notices >= 1 and notices >= TRADEMARK_SHARE * len(sentences)
+    notices = [s for s in sentences if _TRADEMARK_NOTICE_RE.search(s) and not re.search(r"\bnot\b", s, re.I)]
+    registered = any(re.search(r"\bregistered trademarks?\b", s, re.I) for s in notices)
+    return (len(notices) >= 2 or registered) and len(notices) >= TRADEMARK_SHARE * len(sentences)
 
 
 def is_dot_leader(text: str) -> bool:

@@ -157,8 +157,9 @@ MAX_TILT = 0.1  # rise over run of a line's top edge: about 6 degrees, a box's s
 
 def _upright(corners) -> bool:
     """A line set level: its box's top edge rises at most MAX_TILT (at least 2 px allowed) and its right
-    edge leans as little. GPT-5.2's tick labels came back with 3-4 px of skew over 60 px and had
-    been dropped as rotated by a fixed 2 px test."""
+    edge leans at most 2.5 times that share of its height (a short line's box leans more). GPT-5.2's
+    tick labels came back with 3-4 px of skew over 60 px and had been dropped as rotated by a fixed
+    2 px test."""
     (x0, y0), (x1, y1), (x2, y2) = corners[0], corners[1], corners[2]
     return abs(y1 - y0) <= max(2.0, MAX_TILT * abs(x1 - x0)) and abs(x2 - x1) <= max(2.0, MAX_TILT * abs(y2 - y1) * 2.5)
 
@@ -176,8 +177,8 @@ def ocr_lines(pixels: np.ndarray, clean_ground: bool = False) -> list[tuple[str,
     for corners, text, score, *glyph_boxes in found or []:
         if _upright(corners) and float(score) >= MIN_OCR_SCORE and text.strip():
             boxes = glyph_boxes[0] if glyph_boxes else []
-            found = _glyphs(text.strip(), boxes) if boxes else None
-            shown = _ink_spaces(pixels, found[0], found[1]) if found and clean_ground else None
+            glyphs = _glyphs(text.strip(), boxes) if boxes else None
+            shown = _ink_spaces(pixels, glyphs[0], glyphs[1]) if glyphs and clean_ground else None
             pieces = _segments(text.strip(), boxes, shown)
             if not pieces:  # no glyph boxes: the line as the engine gave it
                 (x0, y0), (x1, _), (_, y1) = corners[0], corners[1], corners[2]
@@ -193,24 +194,30 @@ def _vocabulary(texts: list[str]) -> set[str]:
 MAX_NAME_WORDS = 4
 
 
-def _phrases(texts: list[str]) -> dict[str, str]:
-    """Each phrase of 2 to MAX_NAME_WORDS words the text prints, keyed by its letters in lower case
-    without spaces; a key printed with two spacings is left out (which one the figure prints is unknown)."""
+def _phrases(texts: list[str], wanted: set[str]) -> dict[str, str]:
+    """Each phrase of 2 to MAX_NAME_WORDS words the text prints whose letters, in lower case without
+    spaces, are a `wanted` key (only the figures' names are looked up: every phrase of a long document
+    would cost seconds and memory); a key printed with two spacings is left out."""
     found: dict[str, set[str]] = {}
     for text in texts:
         words = [w.strip(",.;:()[]") for w in text.split()]
         for n in range(2, MAX_NAME_WORDS + 1):
             for k in range(len(words) - n + 1):
-                phrase = " ".join(words[k:k + n])
-                found.setdefault(phrase.replace(" ", "").lower(), set()).add(phrase.lower())
+                key = "".join(words[k:k + n]).lower()
+                if key in wanted:
+                    found.setdefault(key, set()).add(" ".join(words[k:k + n]).lower())
     return {key: next(iter(forms)) for key, forms in found.items() if len(forms) == 1}
 
 
 def _spaced_as(name: str, phrase: str) -> str:
-    """`name`'s own letters with spaces where `phrase` (the same letters, any case) has them."""
-    letters, out = iter(name.replace(" ", "")), []
+    """`name`'s own letters with spaces where `phrase` (the same letters, any case) has them; `name`
+    as it is when the two differ in length ("İ" lowers to two characters)."""
+    letters = name.replace(" ", "")
+    if len(letters) != len(phrase.replace(" ", "")):
+        return name
+    it, out = iter(letters), []
     for ch in phrase:
-        out.append(" " if ch == " " else next(letters))
+        out.append(" " if ch == " " else next(it))
     return "".join(out)
 
 
@@ -239,6 +246,28 @@ def _respaced_word(word: str, vocabulary: set[str], phrases: dict[str, str]) -> 
     return word
 
 
+def _inner_capitals(texts: list[str], wanted: set[str]) -> dict[str, str]:
+    """lower case -> the one spelling the text prints a `wanted` word in, for words with a capital
+    inside ("CharXiv", "GPQA"): the OCR misreads such case ("Charxiv"); an ordinary word's case
+    ("Others" heading a legend, "others" in prose) is the figure's own."""
+    found: dict[str, set[str]] = {}
+    for text in texts:
+        for w in text.split():
+            w = w.strip(",.;:()[]")
+            if w.lower() in wanted and any(ch.isupper() for ch in w[1:]):
+                found.setdefault(w.lower(), set()).add(w)
+    return {low: next(iter(forms)) for low, forms in found.items() if len(forms) == 1}
+
+
+def _names(ref) -> list[str]:
+    """The names a read picture carries: its printed lines, its bars' series and groups, its cells' rows
+    and columns."""
+    out = [row[0] for row in json.loads(ref.visible_lines or "[]")]
+    for field in (ref.bar_values, ref.table_cells):
+        out += [str(v) for row in json.loads(field or "[]") for v in row[:2]]
+    return out
+
+
 def respell_labels(figures: list, texts: list[str]) -> None:
     """Put back the spaces the OCR dropped from a pictured chart's or table's names: as the document's
     text spaces the same letters ("Gemini3Pro" -> "Gemini 3 Pro"), or after a run of capitals where the
@@ -247,13 +276,17 @@ def respell_labels(figures: list, texts: list[str]) -> None:
     word spaces are narrower than the OCR's gap). Every letter stays as read."""
     if not figures:
         return
-    vocabulary, phrases = _vocabulary(texts), _phrases(texts)
+    names = [name for ref in figures for name in _names(ref)]
+    wanted = {n.replace(" ", "").lower() for n in names} | {w.lower() for n in names for w in n.split()}
+    vocabulary, phrases, cased = _vocabulary(texts), _phrases(texts, wanted), _inner_capitals(texts, wanted)
 
     def fix(name: str) -> str:
         phrase = phrases.get(name.replace(" ", "").lower())
         if phrase is not None and phrase.count(" ") > name.count(" "):
-            return _spaced_as(name, phrase)  # "Gemini3Pro" as the text prints "Gemini 3 Pro"
-        return " ".join(_respaced_word(w, vocabulary, phrases) for w in name.split())
+            name = _spaced_as(name, phrase)  # "Gemini3Pro" as the text prints "Gemini 3 Pro"
+        else:
+            name = " ".join(_respaced_word(w, vocabulary, phrases) for w in name.split())
+        return " ".join(cased.get(w.lower(), w) for w in name.split())  # "Charxiv" as the text's "CharXiv"
 
     for ref in figures:  # a chart's (series, group, ...) or a table's (row, column, value)
         if ref.bar_values:

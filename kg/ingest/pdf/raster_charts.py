@@ -12,9 +12,9 @@ drawing of the page says what they show. Read like a vector chart, in three step
    page scales its pixels), so its distances mean what they mean for drawn charts.
 
 An OCR misreading ("74.9" as "749") would put a number in a question that the chart does not print.
-So each group's values must follow its bars' lengths (`_fits_lengths`): a value that a straight
-line through the others' (length, value) pairs misses by more than FIT_TOLERANCE of the group's
-range drops the whole group.
+So the values must follow their bars' lengths (`_checked`): one straight line through all the
+chart's (length, value) pairs, or else through each group's of 3+ bars, within FIT_TOLERANCE of the
+range; a group failing its line is dropped, a bar whose length was not measured too.
 
 Without the OCR package (`rapidocr_onnxruntime`) nothing is read and ingest goes on.
 """
@@ -116,16 +116,17 @@ def _fits_lengths(bars: list[tuple[str, str, str, str]], length_of: dict[tuple[s
 
 
 def _checked(bars: list[tuple[str, str, str, str]], length_of: dict[tuple[str, str], float]) -> list:
-    """The bars whose values follow their lengths: all of them when one straight line fits every bar
-    (one value axis), else each group that fits on its own with MIN_BARS measured bars or more. A
+    """The bars whose values follow their lengths: every measured bar when one straight line fits them
+    all (one value axis), else each group that fits on its own with MIN_BARS measured bars or more. A
     group of fewer is never its own check: one bar a group (GPT-5.2's MLE-Bench-30 chart) fits any
-    line, and its "12%" had been read "2%"."""
-    if len([b for b in bars if (b[0], b[1]) in length_of]) >= MIN_BARS and _fits_lengths(bars, length_of):
-        return bars
+    line, and its "12%" had been read "2%". A bar whose length was not measured is checked by nothing."""
+    measured = [b for b in bars if (b[0], b[1]) in length_of]
+    if len(measured) >= MIN_BARS and _fits_lengths(measured, length_of):
+        return measured
     groups = {b[1] for b in bars}
     sizes = {g: sum(1 for b in bars if b[1] == g and (b[0], b[1]) in length_of) for g in groups}
     fitting = {g for g in groups if sizes[g] >= MIN_BARS and _fits_lengths([b for b in bars if b[1] == g], length_of)}
-    return [b for b in bars if b[1] in fitting]
+    return [b for b in measured if b[1] in fitting]
 
 
 def _may_be_chart(pixels: np.ndarray) -> bool:

@@ -2,16 +2,19 @@
 
 Model cards paste their results table as one picture (Gemini 3 Pro's and Gemini 3 Flash's evaluation
 tables: benchmark names down the left, one column of scores a model): no text of the page holds a
-single cell. Read from the OCR's printed lines (raster_charts.ocr_lines), in four steps:
+single cell. Read from the OCR's printed lines (ocr_text.ocr_lines), in four steps:
 
 1. columns: the printed numbers, grouped by the stretch across the picture they cover (values of
-   one column overlap each other's stretch); a column holds numbers in MIN_ROWS rows or more;
+   one column overlap each other's stretch); a column holds MIN_ROWS numbers or more;
 2. rows: numbers whose middles stand within half a line's height of each other;
-3. names: a column's name is the text over its first number, overlapping its stretch; a row's label
-   is the text at the row's left, level with its numbers, in the table's left-most text column;
+3. names: a column's name is the header text over its first number that overlaps it more than any
+   other column (a cell's text level with a row of numbers, or a title reaching over the row labels,
+   is none); a row's label is the text at the row's left, level with its numbers, in the table's
+   left-most text column;
 4. doubt: a row whose label stands between two rows of numbers (a benchmark scored two ways: "No
    tools" and "With search") or whose label runs on over a line without numbers (a wrapped name) is
-   left out, and so is a column without a name of its own or with a name another column shares.
+   left out, and so is a column without a name of its own or with a name another column shares, a
+   row label printed twice, and a row with two values under one column name.
 
 A picture without MIN_ROWS such rows is no table (a diagram, a photo, a chart). An OCR misreading
 cannot be checked against anything here (unlike a bar's length): a line is kept only when the engine
@@ -120,18 +123,30 @@ def _rows(numbers: list[Line], band: float) -> list[list[Line]]:
     return rows
 
 
-def _column_name(column: list[Line], words: list[Line]) -> str:
-    """The text over the column's first number that overlaps its stretch: lines stacked there, joined
-    top to bottom ("Gemini 3" over "Pro"); "" without any."""
-    top = min(n.y0 for n in column)
-    x0, x1 = min(n.x0 for n in column), max(n.x1 for n in column)
-    over = [w for w in words if w.y1 <= top + 1 and w.x0 < x1 and w.x1 > x0]
-    if not over:
-        return ""
-    lowest = max(w.y1 for w in over)
-    height = statistics.median(w.y1 - w.y0 for w in over)
-    stack = sorted((w for w in over if lowest - w.y1 <= 2.5 * height), key=lambda w: w.y0)
-    return " ".join(w.text for w in stack)
+def _overlap(w: Line, column: list[Line]) -> float:
+    return min(w.x1, max(n.x1 for n in column)) - max(w.x0, min(n.x0 for n in column))
+
+
+def _column_names(columns: list[list[Line]], words: list[Line], rows: list[list[Line]], band: float,
+                  first_x: float) -> list[str]:
+    """Each column's name: the header lines over its first number that overlap it more than any other
+    column, stacked top to bottom ("Gemini 3" over "Pro"); "" without any. A line level with a row of
+    numbers is a cell ("N/A"), and a line reaching over the row labels is a title: neither names a
+    column."""
+    middles = [statistics.median(n.cy for n in r) for r in rows]
+    header = [w for w in words if w.x0 >= first_x - band and all(abs(w.cy - m) > band for m in middles)]
+    names = []
+    for k, column in enumerate(columns):
+        top = min(n.y0 for n in column)
+        mine = [w for w in header if w.y1 <= top + 1 and _overlap(w, column) > 0
+                and max(range(len(columns)), key=lambda j: _overlap(w, columns[j])) == k]
+        if not mine:
+            names.append("")
+            continue
+        lowest, height = max(w.y1 for w in mine), statistics.median(w.y1 - w.y0 for w in mine)
+        stack = sorted((w for w in mine if lowest - w.y1 <= 2.5 * height), key=lambda w: (round(w.y0 / height), w.x0))
+        names.append(" ".join(w.text for w in stack))
+    return names
 
 
 def _row_label(row: list[Line], words: list[Line], band: float, left_edge: float, height: float) -> Line | None:
@@ -153,10 +168,11 @@ def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:
     kept = [n for c in columns for n in c]
     height = statistics.median(n.y1 - n.y0 for n in kept)
     band = height / 2
-    names = [_column_name(c, words) for c in columns]
-    column_of = {id(n): k for k, c in enumerate(columns) for n in c if names[k] and names.count(names[k]) == 1}
     rows = _rows(kept, band)
-    left_edge = min((w.x0 for w in words if w.x1 <= min(n.x0 for n in kept)), default=0.0)
+    first_x = min(n.x0 for n in kept)
+    names = _column_names(columns, words, rows, band, first_x)
+    column_of = {id(n): k for k, c in enumerate(columns) for n in c if names[k] and names.count(names[k]) == 1}
+    left_edge = min((w.x0 for w in words if w.x1 <= first_x), default=0.0)
     labels = [_row_label(r, words, band, left_edge, height) for r in rows]
     out = []
     for k, (row, label) in enumerate(zip(rows, labels)):
@@ -165,6 +181,14 @@ def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:
         for n in sorted(row, key=lambda n: n.x0):  # left to right, as the table reads
             if id(n) in column_of:
                 out.append((" ".join(label.text.split()), names[column_of[id(n)]], n.text.strip()))
+    # A row label printed twice, or two values under one name in one row (a number wide enough to join
+    # two columns): which value is whose cannot be told.
+    pairs = [(r, c) for r, c, _v in out]
+    label_rows = {}
+    for row, label in zip(rows, labels):
+        if label is not None:
+            label_rows.setdefault(" ".join(label.text.split()), set()).add(id(row[0]))
+    out = [t for t in out if pairs.count(t[:2]) == 1 and len(label_rows.get(t[0], ())) == 1]
     return out if len({r for r, _c, _v in out}) >= MIN_ROWS else []
 
 

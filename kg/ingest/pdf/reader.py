@@ -12,6 +12,7 @@ belongs to which caption.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +35,8 @@ from kg.ingest.pdf.workers import collect_pages
 from kg.ingest.roles import assign_roles
 from kg.ingest.text import read_bytes
 from kg.models import Block, ImageRef, IngestError, ParsedDocument
+
+log = logging.getLogger("hopgraph.ingest")
 
 
 def read_pdf(path: Path, assets_dir: Path, min_image_px: int = MIN_IMAGE_PX, workers: int = 0) -> ParsedDocument:
@@ -146,7 +149,10 @@ def assemble(
     for block, text in zip(blocks, rejoin_broken_words([b.text for b in blocks], broken)):
         block.text = text
     assign_roles(blocks, front_matter=True)
-    respell_labels(pictured, [b.text for b in blocks])
+    try:
+        respell_labels(pictured, [b.text for b in blocks])
+    except Exception as exc:  # noqa: BLE001 - respelling is an extra: the names stay as the OCR read them
+        log.warning("%s: names read from pictures not respelled: %s", path.name, exc)
 
     return ParsedDocument(
         path=str(path),

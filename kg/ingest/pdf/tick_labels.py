@@ -102,9 +102,12 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
     lines_of = max(centred, ending, key=lambda found: sum(len(v) for v in found.values()))
     if sum(len(v) for v in lines_of.values()) < MIN_PLACED * len(at_base):
         return {}
-    # Boxes of one height over rotated labels are a heatmap's bottom row (ERNIE 5.0's Figure 9), not bars.
-    if len({round(by_id[k].rect[3] - by_id[k].rect[1]) for k in lines_of}) == 1:
-        return {}
+    # Boxes of one height side by side with no gap over rotated labels are a heatmap's bottom row (ERNIE
+    # 5.0's Figure 9), not bars; bars of about one value stand apart.
+    boxes = sorted((by_id[k] for k in lines_of), key=lambda b: b.rect[0])
+    touching = sum(1 for a, b in zip(boxes, boxes[1:]) if b.rect[0] - a.rect[2] <= 1.0)
+    if len({round(b.rect[3] - b.rect[1]) for b in boxes}) == 1 and touching >= 0.5 * (len(boxes) - 1):
+        return {}  # (the panels of a heatmap stand apart, their cells touch)
     return _named(lines_of, by_id)
 
 

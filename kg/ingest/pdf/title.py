@@ -57,7 +57,10 @@ def _digit_words(text: str) -> float:
     is letters with a version ("GPT-5.2", "Qwen2.5-VL": q40's "Update to GPT-5 System Card: GPT-5.2"
     had fallen back to the file name)."""
     words = text.split()
-    return sum(sum(ch.isdigit() for ch in w) >= sum(ch.isalpha() for ch in w) for w in words) / max(len(words), 1)
+    def numeric(w: str) -> bool:  # "2.5", "~70%"; not "GPT-5.2", not a dash
+        return any(ch.isdigit() for ch in w) and sum(ch.isdigit() for ch in w) >= sum(ch.isalpha() for ch in w)
+
+    return sum(numeric(w) for w in words) / max(len(words), 1)
 
 
 def _words(text: str) -> set[str]:

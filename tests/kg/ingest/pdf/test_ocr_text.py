@@ -79,3 +79,22 @@ def test_a_box_skewed_a_few_pixels_is_a_level_line_and_a_rotated_one_is_not():
 
     assert _upright([[319, 59], [377, 56], [378, 77], [320, 80]])  # GPT-5.2's "gpt-5.2": 3 px over 58
     assert not _upright([[0, 60], [40, 20], [52, 32], [12, 72]])  # a label at 45 degrees
+
+
+def test_a_names_case_comes_from_the_text_only_for_words_with_a_capital_inside():
+    from kg.models import ImageRef
+
+    figure = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100], label="Figure 1",
+                      table_cells=json.dumps([["Charxiv Reasoning", "Others", "81.4%"]]),
+                      visible_lines=json.dumps([["Charxiv Reasoning", 1, 2, 3, 4], ["Others", 5, 6, 7, 8]]))
+    respell_labels([figure], ["CharXiv Reasoning tests charts; others test text."])
+    assert json.loads(figure.table_cells)[0][:2] == ["CharXiv Reasoning", "Others"]
+
+
+def test_a_name_whose_letters_lower_to_another_length_is_left_as_read():
+    from kg.models import ImageRef
+
+    figure = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100], label="Figure 1",
+                      bar_values=json.dumps([["İzmirLimanı", "G", "1.0", ""]]), visible_lines=json.dumps([]))
+    respell_labels([figure], ["İzmir Limanı is a port."])  # no crash
+    assert json.loads(figure.bar_values)[0][0] in ("İzmirLimanı", "İzmir Limanı")

@@ -79,3 +79,27 @@ def test_a_picture_the_table_reader_fails_on_costs_no_document(monkeypatch):
     monkeypatch.setattr(raster_tables, "read_picture_table", broken)
     picture = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100])
     assert raster_tables.read_picture_tables([picture]) == [] and picture.table_cells == ""
+
+
+def test_a_label_level_with_the_first_of_two_close_rows_scores_both_and_gives_no_cell():
+    """Gemini 3 Pro's "AIME 2025": "No tools" 95.0% and, a line lower, "With code execution" 100%, the
+    name level with the first row. Its value is one of two: the row is left out."""
+    head = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan 3", 200, 0, 245, 10), Line("Kettle 2", 280, 0, 325, 10)]
+    body = [*_row(30, "Harbour QA", "37.5%", "21.6%"), *_row(60, "Canal-2", "31.1%", "13.6%"),
+            *_row(90, "Dock Bench", "91.9%", "86.4%"), *_row(120, "AIME 2025", "95.0%", "88.0%"),
+            *_row(135, "", "100%", "99%")]
+    read = table_cells(head + body)
+    assert {r for r, _c, _v in read} == {"Harbour QA", "Canal-2", "Dock Bench"}
+
+
+def test_header_text_is_named_by_overlap_and_a_cell_or_a_title_names_no_column():
+    """A text cell in a column's first row ("N/A") and a title over the whole table are no column
+    names; a two-value row under one name (a number wide enough to join two columns) gives no cell."""
+    head = [Line("Results of our models", 20, -20, 320, -10), Line("Benchmark", 20, 0, 80, 10),
+            Line("Zorvan 3", 200, 0, 245, 10), Line("Kettle 2", 280, 0, 325, 10)]
+    body = [Line("Harbour QA", 20, 30, 80, 40), Line("N/A", 205, 30, 225, 40), Line("21.6%", 280, 30, 310, 40),
+            *_row(60, "Canal-2", "31.1%", "13.6%"), *_row(90, "Dock Bench", "91.9%", "86.4%"),
+            *_row(120, "Pier Test", "12.0%", "11.0%")]
+    read = table_cells(head + body)
+    assert {c for _r, c, _v in read} == {"Zorvan 3", "Kettle 2"}
+    assert ("Harbour QA", "Kettle 2", "21.6%") in read

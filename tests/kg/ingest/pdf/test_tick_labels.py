@@ -80,8 +80,10 @@ def test_a_rising_label_ending_just_short_of_its_bar_still_names_it_and_its_seco
 
 def test_cells_of_one_height_over_rotated_labels_are_a_heatmap_not_bars():
     """ERNIE 5.0's Figure 9: a heatmap's bottom row of cells stands over its rotated column labels."""
-    cells = [Fill((100 + 20 * k, 280, 118 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k in range(3)]
-    labels = [Line(t, 104 + 20 * k, 301, 114 + 20 * k, 320) for k, t in enumerate(("Text", "Image", "Video"))]
+    cells = [Fill((100 + 20 * k, 280, 120 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k in range(3)]  # touching
+    labels = [Line(t, 105 + 20 * k, 301, 115 + 20 * k, 320) for k, t in enumerate(("Text", "Image", "Video"))]
     assert tick_names(labels, cells) == {}
-    bars = [Fill((100 + 20 * k, 300 - h, 118 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k, h in enumerate((20, 50, 35))]
+    bars = [Fill((102 + 20 * k, 300 - h, 118 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k, h in enumerate((20, 50, 35))]
     assert sorted(tick_names(labels, bars).values()) == ["Image", "Text", "Video"]
+    even = [Fill((102 + 20 * k, 280, 118 + 20 * k, 300), (1.0, 0.8 - 0.1 * k, 0.3)) for k in range(3)]  # apart
+    assert sorted(tick_names(labels, even).values()) == ["Image", "Text", "Video"]  # bars of about one value
