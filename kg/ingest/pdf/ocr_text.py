@@ -246,17 +246,26 @@ def _respaced_word(word: str, vocabulary: set[str], phrases: dict[str, str]) -> 
     return word
 
 
-def _inner_capitals(texts: list[str], wanted: set[str]) -> dict[str, str]:
-    """lower case -> the one spelling the text prints a `wanted` word in, for words with a capital
-    inside ("CharXiv", "GPQA"): the OCR misreads such case ("Charxiv"); an ordinary word's case
-    ("Others" heading a legend, "others" in prose) is the figure's own."""
+_CONFUSED = str.maketrans("0Il1|", "oll" + "ll")  # glyphs the OCR swaps: "OpenAl" for "OpenAI", "Oday" for "0day"
+
+
+def _shape(word: str) -> str:
+    """A word as the OCR may misread it: lower case, the glyphs it confuses made one."""
+    return word.translate(_CONFUSED).lower()
+
+
+def _text_spellings(texts: list[str], wanted: set[str]) -> dict[str, str]:
+    """shape -> the one spelling the text prints a `wanted` word in, for words the OCR misreads: with a
+    capital inside ("CharXiv" read "Charxiv") or a glyph it confuses ("OpenAI" read "OpenAl", "0day"
+    read "Oday"). An ordinary word's case ("Others" heading a legend, "others" in prose) is the
+    figure's own."""
     found: dict[str, set[str]] = {}
     for text in texts:
         for w in text.split():
             w = w.strip(",.;:()[]")
-            if w.lower() in wanted and any(ch.isupper() for ch in w[1:]):
-                found.setdefault(w.lower(), set()).add(w)
-    return {low: next(iter(forms)) for low, forms in found.items() if len(forms) == 1}
+            if _shape(w) in wanted and (any(ch.isupper() for ch in w[1:]) or any(ch in "0Il1|" for ch in w)):
+                found.setdefault(_shape(w), set()).add(w)
+    return {shape: next(iter(forms)) for shape, forms in found.items() if len(forms) == 1}
 
 
 def _names(ref) -> list[str]:
@@ -278,7 +287,9 @@ def respell_labels(figures: list, texts: list[str]) -> None:
         return
     names = [name for ref in figures for name in _names(ref)]
     wanted = {n.replace(" ", "").lower() for n in names} | {w.lower() for n in names for w in n.split()}
-    vocabulary, phrases, cased = _vocabulary(texts), _phrases(texts, wanted), _inner_capitals(texts, wanted)
+    vocabulary, phrases = _vocabulary(texts), _phrases(texts, wanted)
+    spelled = _text_spellings(texts, {_shape(w) for n in names for w in n.split()})
+    printed = {w.strip(",.;:()[]") for text in texts for w in text.split()}  # as printed, case and all
 
     def fix(name: str) -> str:
         phrase = phrases.get(name.replace(" ", "").lower())
@@ -286,7 +297,7 @@ def respell_labels(figures: list, texts: list[str]) -> None:
             name = _spaced_as(name, phrase)  # "Gemini3Pro" as the text prints "Gemini 3 Pro"
         else:
             name = " ".join(_respaced_word(w, vocabulary, phrases) for w in name.split())
-        return " ".join(cased.get(w.lower(), w) for w in name.split())  # "Charxiv" as the text's "CharXiv"
+        return " ".join(w if w in printed else spelled.get(_shape(w), w) for w in name.split())
 
     for ref in figures:  # a chart's (series, group, ...) or a table's (row, column, value)
         if ref.bar_values:

@@ -98,3 +98,14 @@ def test_a_name_whose_letters_lower_to_another_length_is_left_as_read():
                       bar_values=json.dumps([["İzmirLimanı", "G", "1.0", ""]]), visible_lines=json.dumps([]))
     respell_labels([figure], ["İzmir Limanı is a port."])  # no crash
     assert json.loads(figure.bar_values)[0][0] in ("İzmirLimanı", "İzmir Limanı")
+
+
+def test_a_glyph_the_ocr_confuses_is_spelled_as_the_text_prints_the_word():
+    """GPT-5.2's chart titles came back "OpenAl PRs" and "CVEBench blind Oday"."""
+    from kg.models import ImageRef
+
+    figure = ImageRef("i1", "/tmp/none.png", 1, [0, 0, 100, 100], label="Figure 1",
+                      bar_values=json.dumps([["gpt-5", "OpenAl PRs", "45%", ""], ["gpt-5", "CVEBench blind Oday", "43%", ""]]),
+                      visible_lines=json.dumps([]))
+    respell_labels([figure], ["OpenAI PRs test code changes; CVEBench finds 0day flaws."])
+    assert [row[1] for row in json.loads(figure.bar_values)] == ["OpenAI PRs", "CVEBench blind 0day"]
