@@ -150,11 +150,19 @@ def _column_names(columns: list[list[Line]], words: list[Line], rows: list[list[
 
 
 def _row_label(row: list[Line], words: list[Line], band: float, left_edge: float, height: float) -> Line | None:
-    """The text level with the row's numbers, left of them, in the table's first text column."""
+    """The text level with the row's numbers, left of them, starting in the table's first text column;
+    pieces the OCR split a word's space apart join it ("GPQA" + "Diamond"), a column's gutter does not."""
     first = min(n.x0 for n in row)
     middle = statistics.median(n.cy for n in row)
-    level = [w for w in words if abs(w.cy - middle) <= band and w.x1 <= first and w.x0 - left_edge <= 2 * height]
-    return min(level, key=lambda w: w.x0) if len(level) >= 1 else None
+    level = sorted((w for w in words if abs(w.cy - middle) <= band and w.x1 <= first), key=lambda w: w.x0)
+    if not level or level[0].x0 - left_edge > 2 * height:
+        return None
+    label = level[0]
+    for piece in level[1:]:
+        if piece.x0 - label.x1 > height:
+            break
+        label = Line(f"{label.text} {piece.text}", label.x0, min(label.y0, piece.y0), piece.x1, max(label.y1, piece.y1))
+    return label
 
 
 def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:

@@ -103,3 +103,11 @@ def test_header_text_is_named_by_overlap_and_a_cell_or_a_title_names_no_column()
     read = table_cells(head + body)
     assert {c for _r, c, _v in read} == {"Zorvan 3", "Kettle 2"}
     assert ("Harbour QA", "Kettle 2", "21.6%") in read
+
+
+def test_a_row_label_the_ocr_split_at_a_space_is_read_whole_and_the_next_column_is_not_part_of_it():
+    head = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan 3", 200, 0, 245, 10), Line("Kettle 2", 280, 0, 325, 10)]
+    body = [Line("GPQA", 20, 30, 50, 40), Line("Diamond", 55, 30, 95, 40), Line("No tools", 120, 30, 160, 40),
+            Line("37.5%", 200, 30, 230, 40), Line("21.6%", 280, 30, 310, 40),
+            *_row(60, "Canal-2", "31.1%", "13.6%"), *_row(90, "Dock Bench", "91.9%", "86.4%")]
+    assert {r for r, _c, _v in table_cells(head + body)} == {"GPQA Diamond", "Canal-2", "Dock Bench"}
