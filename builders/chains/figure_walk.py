@@ -42,6 +42,7 @@ from builders.chains.tables import (LONE_VALUE, TableCell, TableIndex, measured_
 from builders.chains.values import number
 from builders.chains.verbalize import mentions_entity
 from kg.ingest.pdf.chart_text import Line as PrintedLine  # a printed line and its box: one definition
+from kg.ingest.pdf.chart_text import inline_value
 from queries.corpus_view import CorpusView, EvidenceNode
 
 MIN_CAPTION_WORDS = 12  # a caption this long says what the figure shows
@@ -66,14 +67,16 @@ def is_label(text: str) -> bool:
 
 
 def label_values(lines: list[PrintedLine]) -> list[tuple[str, str]]:
-    """(label, value) for each label with exactly one number aligned with it that no other label
-    claims: a data label above a bar (the same column) or beside it (the same row)."""
-    labels = [ln for ln in lines if is_label(ln.text)]
+    """(label, value) for each label printed with its value on one line ("Code: 11.0%", a pie's
+    slice), or with exactly one number aligned with it that no other label claims: a data label above
+    a bar (the same column) or beside it (the same row). A label printed twice has no value."""
+    inline = {id(ln): pair for ln in lines if (pair := inline_value(ln.text)) and is_label(pair[0])}
+    labels = [ln for ln in lines if is_label(ln.text) and id(ln) not in inline]
     ticks = axis_ticks(lines)
     numbers = [ln for ln in lines if value_is_number(ln.text) and id(ln) not in ticks]
     counts = {}
-    for ln in labels:
-        counts[normal_label(ln.text)] = counts.get(normal_label(ln.text), 0) + 1
+    for name in [ln.text for ln in labels] + [label for label, _v in inline.values()]:
+        counts[normal_label(name)] = counts.get(normal_label(name), 0) + 1
 
     def aligned(label: PrintedLine, number: PrintedLine) -> bool:
         column = abs(number.cx - label.cx) <= max((label.x1 - label.x0) / 2, 6.0) and number.cy != label.cy
@@ -81,11 +84,19 @@ def label_values(lines: list[PrintedLine]) -> list[tuple[str, str]]:
         return column != row  # one way only: a number in both is a grid, not a data label
 
     claims = {id(n): [lb for lb in labels if aligned(lb, n)] for n in numbers}
+    label_ids = {id(lb) for lb in labels}
     out = []
-    for label in labels:
-        mine = [n for n in numbers if aligned(label, n)]
-        if len(mine) == 1 and len(claims[id(mine[0])]) == 1 and counts[normal_label(label.text)] == 1:
-            out.append((" ".join(label.text.split()), " ".join(mine[0].text.split())))
+    for line in lines:
+        if id(line) in inline:
+            label, value = inline[id(line)]
+            if counts[normal_label(label)] == 1:
+                out.append((label, value))
+            continue
+        if id(line) not in label_ids:
+            continue
+        mine = [n for n in numbers if aligned(line, n)]
+        if len(mine) == 1 and len(claims[id(mine[0])]) == 1 and counts[normal_label(line.text)] == 1:
+            out.append((" ".join(line.text.split()), " ".join(mine[0].text.split())))
     return out
 
 

@@ -32,3 +32,22 @@ class Line:
     @property
     def cy(self) -> float:
         return (self.y0 + self.y1) / 2
+
+
+# A label printed with its value on one line: "Code: 11.0%", "Books (2.8%)", "Webpages 74.8%" (a pie's
+# slices, a diagram's callouts). A bare trailing number is no value ("Llama 2 70" names a model), nor a
+# parenthesised count ("GPT-4 (2023)"): only after a colon, or as a percentage.
+_VALUE = r"[-+\u2212]?\d[\d,]*(?:\.\d+)?"
+_INLINE = (re.compile(rf"^(?P<label>[^:]*[^\W\d_][^:]*?)\s*:\s*(?P<value>{_VALUE}\s?%?)$"),
+           re.compile(rf"^(?P<label>.*?[^\W\d_].*?)\s*\(\s*(?P<value>{_VALUE}\s?%)\s*\)$"),
+           re.compile(rf"^(?P<label>.*?[^\W\d_].*?)\s+(?P<value>{_VALUE}\s?%)$"))
+
+
+def inline_value(text: str) -> tuple[str, str] | None:
+    """(label, value) of a line that prints both, as printed; None for any other line."""
+    text = " ".join(text.split())
+    for pattern in _INLINE:
+        found = pattern.match(text)
+        if found:
+            return found.group("label").strip(), found.group("value").replace(" ", "")
+    return None

@@ -42,7 +42,8 @@ INK_SPACE = 0.2
 INK_CONTRAST = 60  # grey levels from the line's ground that count as ink
 
 
-def _pixels(path: str) -> np.ndarray | None:
+def load_pixels(path: str) -> np.ndarray | None:
+    """A picture file as RGB pixels, scaled down to MAX_SIDE; None for a file PIL cannot read."""
     try:
         with Image.open(path) as img:
             img = img.convert("RGB")

@@ -29,7 +29,7 @@ from scipy import ndimage
 
 from kg.ingest.pdf.bar_charts import MIN_BARS, on_shared_base, read_bars, value_at
 from kg.ingest.pdf.chart_text import Line
-from kg.ingest.pdf.ocr_text import _pixels, ocr_lines
+from kg.ingest.pdf.ocr_text import load_pixels, ocr_lines
 from kg.ingest.pdf.types import Fill
 
 log = logging.getLogger("hopgraph.ingest")
@@ -140,7 +140,7 @@ def _may_be_chart(pixels: np.ndarray) -> bool:
 def read_picture_bars(path: str, bbox: list[float]) -> tuple[list[tuple[str, str, str, str]], list[list]]:
     """The chart's bars and its printed lines (page points, for visible_lines) from a picture whose
     box on the page is `bbox`; ([], []) for a picture that is no bar chart read whole."""
-    pixels = _pixels(path)
+    pixels = load_pixels(path)
     if pixels is None or min(pixels.shape[:2]) < MIN_SIDE or len(bbox) != 4:
         return [], []
     if not _may_be_chart(pixels):

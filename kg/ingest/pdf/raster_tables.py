@@ -34,7 +34,7 @@ import statistics
 import numpy as np
 
 from kg.ingest.pdf.chart_text import Line
-from kg.ingest.pdf.ocr_text import _pixels, ocr_lines
+from kg.ingest.pdf.ocr_text import load_pixels, ocr_lines
 
 log = logging.getLogger("hopgraph.ingest")
 
@@ -221,7 +221,7 @@ def _doubtful(k: int, rows: list[list[Line]], labels: list[Line | None], label: 
 def read_picture_table(path: str, bbox: list[float]) -> tuple[list[tuple[str, str, str]], list[list]]:
     """The table's cells and its printed lines (page points, for visible_lines) from a picture whose
     box on the page is `bbox`; ([], []) for a picture that is no table."""
-    pixels = _pixels(path)
+    pixels = load_pixels(path)
     if pixels is None or min(pixels.shape[:2]) < MIN_SIDE or len(bbox) != 4 or not may_be_table(pixels):
         return [], []
     found = ocr_lines(pixels, clean_ground=True)

@@ -27,6 +27,7 @@ from kg.ingest.pdf.headings import body_font_size, demote_body_captions, heading
 from kg.ingest.pdf.order import reading_order, to_block
 from kg.ingest.pdf.ocr_text import respell_labels
 from kg.ingest.pdf.raster_charts import read_picture_charts
+from kg.ingest.pdf.raster_shares import read_pictured_pies
 from kg.ingest.pdf.raster_tables import read_picture_tables
 from kg.ingest.pdf.tables import attach_table_captions
 from kg.ingest.pdf.title import heading_title, meaningful_metadata_title
@@ -138,6 +139,7 @@ def assemble(
         take_figure_text(page, [r for r in figure_images if r.label])
         pictured += read_picture_charts(figure_images)  # charts pasted as pictures: OCR (raster_charts.py)
         pictured += read_picture_tables(figure_images)  # tables pasted as pictures (raster_tables.py)
+        pictured += read_pictured_pies(figure_images)  # pies pasted as pictures (raster_shares.py)
         for item in reading_order(page):
             block = to_block(item, page.number, body_size, levels)
             if block is not None:

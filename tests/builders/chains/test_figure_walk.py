@@ -138,6 +138,20 @@ def test_a_label_is_paired_only_with_the_one_value_printed_at_it():
     assert label_values([*axis, at("74.2", 100, 120)]) == [("MIS-PO", "74.2")]
 
 
+def test_a_label_printed_with_its_share_on_one_line_is_a_row():
+    """A pie's slices ("Code: 11.0%", "Books (2.8%)", "Webpages 74.8%") pair label and value within the
+    line; a title, a bare count after a name ("Llama 2 70") and a label printed twice give none."""
+    from builders.chains.figure_walk import PrintedLine, label_values
+
+    def at(text, y):
+        return PrintedLine(text, 20, y, 120, y + 8)
+
+    pie = [at("Data Sources Distribution", 0), at("Code: 11.0%", 30), at("Books (2.8%)", 60),
+           at("Webpages 74.8%", 90), at("Llama 2 70", 120)]
+    assert label_values(pie) == [("Code", "11.0%"), ("Books", "2.8%"), ("Webpages", "74.8%")]
+    assert label_values([*pie, at("Code: 4.0%", 150)]) == [("Books", "2.8%"), ("Webpages", "74.8%")]
+
+
 @pytest.fixture
 def grouped_view(falkor_store, tmp_path):
     from tests.kg.ingest.pdf.pdf_maker import grouped_bar_chart_report

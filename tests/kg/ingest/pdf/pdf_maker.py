@@ -164,3 +164,37 @@ def pictured_table_report(path: Path) -> Path:
     paragraph(page, 500, "Brumhal reads hourly counts of arrivals at each terminal of the harbour, and was "
                          "tuned on the estuary crossings of the last two seasons.")
     return save(doc, path, title="Forecasting models for harbour traffic")
+
+
+PIE_SHARES = (("Webpages", "61.5%"), ("Code", "18.0%"), ("Books", "12.5%"), ("Papers", "8.0%"))
+
+
+def pie_png(path: Path, shares=PIE_SHARES, hole: float = 0.0) -> Path:
+    """A data-mixture pie as LLM reports paste it: wedges with white seams, each labelled "Name: share"."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4))
+    values = [float(v.rstrip("%")) for _n, v in shares]
+    wedge = {"edgecolor": "white", "linewidth": 1.5} | ({"width": 1 - hole} if hole else {})
+    ax.pie(values, labels=[f"{n}: {v}" for n, v in shares], startangle=90, wedgeprops=wedge,
+           colors=["#4c7be0", "#f0c850", "#e86a5a", "#7fd0f0"][: len(shares)], textprops={"fontsize": 11})
+    ax.set_aspect("equal")
+    fig.savefig(path, dpi=150, facecolor="white", bbox_inches="tight", pad_inches=0.3)
+    plt.close(fig)
+    return path
+
+
+def pie_report(path: Path) -> Path:
+    """A report page: prose on the training data, then its mixture as a captioned pie picture."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "Training the Tessaline language model", 16)
+    top = paragraph(page, 90, "Tessaline was trained on a mixture of webpages, code, books and papers, "
+                              "filtered for quality and deduplicated across sources.") + 6
+    png = pie_png(path.with_suffix(".png"))
+    page.insert_image(pymupdf.Rect(122, top + 10, 422, top + 250), filename=str(png))
+    line(page, top + 270, "Figure 1: Data sources distribution.", 10, x=200)
+    return save(doc, path, title="Training the Tessaline language model")
