@@ -20,6 +20,7 @@ Without the OCR package nothing is read and ingest goes on.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -165,15 +166,34 @@ def _upright(corners) -> bool:
     return abs(y1 - y0) <= max(2.0, MAX_TILT * abs(x1 - x0)) and abs(x2 - x1) <= max(2.0, MAX_TILT * abs(y2 - y1) * 2.5)
 
 
+_READ_CACHE: dict[tuple, list] = {}  # the last pictures the engine read, by their pixels' hash
+READ_CACHE_SIZE = 4
+
+
+def _engine_read(pixels: np.ndarray) -> list | None:
+    """The engine's raw result for a picture; None without the OCR package. Each picture costs seconds
+    and up to three readers ask (a captioned picture may be tried as a chart, a table and a pie), so the
+    last few results are kept."""
+    engine = _ocr_engine()
+    if engine is None:
+        return None
+    key = (pixels.shape, hashlib.sha1(np.ascontiguousarray(pixels).tobytes()).hexdigest())
+    if key not in _READ_CACHE:
+        found, _elapsed = engine(np.ascontiguousarray(pixels[..., ::-1]), return_word_box=True)  # reads BGR
+        if len(_READ_CACHE) >= READ_CACHE_SIZE:
+            _READ_CACHE.pop(next(iter(_READ_CACHE)))
+        _READ_CACHE[key] = found or []
+    return _READ_CACHE[key]
+
+
 def ocr_lines(pixels: np.ndarray, clean_ground: bool = False) -> list[tuple[str, float, float, float, float]] | None:
     """Upright printed lines (text, x0, y0, x1, y1) in pixels; None without the OCR package.
     `clean_ground`: the text stands alone on its ground (a table), so the picture's blank gaps tell its
     word spaces (`_ink_spaces`); in a chart, bars and rules share a line's band and small type leaves
     letter gaps as wide as spaces (Baichuan-M3's Figure 7 read "Thinki ng"), so the glyph boxes do."""
-    engine = _ocr_engine()
-    if engine is None:
+    found = _engine_read(pixels)
+    if found is None:
         return None
-    found, _elapsed = engine(np.ascontiguousarray(pixels[..., ::-1]), return_word_box=True)  # reads BGR
     lines = []
     for corners, text, score, *glyph_boxes in found or []:
         if _upright(corners) and float(score) >= MIN_OCR_SCORE and text.strip():

@@ -109,3 +109,25 @@ def test_a_glyph_the_ocr_confuses_is_spelled_as_the_text_prints_the_word():
                       visible_lines=json.dumps([]))
     respell_labels([figure], ["OpenAI PRs test code changes; CVEBench finds 0day flaws."])
     assert [row[1] for row in json.loads(figure.bar_values)] == ["OpenAI PRs", "CVEBench blind 0day"]
+
+
+def test_a_picture_tried_by_several_readers_is_read_by_the_engine_once(monkeypatch):
+    """A captioned picture may be tried as a chart, a table and a pie: the seconds of OCR are paid once."""
+    from kg.ingest.pdf import ocr_text
+
+    calls = []
+
+    def engine(bgr, return_word_box=True):
+        calls.append(bgr.shape)
+        return [([[0, 0], [60, 0], [60, 12], [0, 12]], "Code: 11.0%", 0.99)], 0.1
+
+    monkeypatch.setattr(ocr_text, "_ocr_engine", lambda: engine)
+    monkeypatch.setattr(ocr_text, "_READ_CACHE", {})
+    picture = np.full((40, 80, 3), 255, dtype=np.uint8)
+    first = ocr_text.ocr_lines(picture)
+    assert ocr_text.ocr_lines(picture.copy(), clean_ground=True) == first == [("Code: 11.0%", 0.0, 0.0, 60.0, 12.0)]
+    assert len(calls) == 1
+    other = picture.copy()
+    other[10:20, 10:20] = 0
+    ocr_text.ocr_lines(other)
+    assert len(calls) == 2
