@@ -127,10 +127,13 @@ def _overlap(w: Line, column: list[Line]) -> float:
     return min(w.x1, max(n.x1 for n in column)) - max(w.x0, min(n.x0 for n in column))
 
 
+STACK_GAP = 0.8  # line heights: a header's lines stand closer than this; a title over the table further
+
+
 def _column_names(columns: list[list[Line]], words: list[Line], rows: list[list[Line]], band: float,
                   first_x: float) -> list[str]:
     """Each column's name: the header lines over its first number that overlap it more than any other
-    column, stacked top to bottom ("Gemini 3" over "Pro"); "" without any. A line level with a row of
+    column, stacked top to bottom while they touch ("Gemini 3" over "Pro"); "" without any. A line level with a row of
     numbers is a cell ("N/A"), and a line reaching over the row labels is a title: neither names a
     column."""
     middles = [statistics.median(n.cy for n in r) for r in rows]
@@ -143,8 +146,14 @@ def _column_names(columns: list[list[Line]], words: list[Line], rows: list[list[
         if not mine:
             names.append("")
             continue
-        lowest, height = max(w.y1 for w in mine), statistics.median(w.y1 - w.y0 for w in mine)
-        stack = sorted((w for w in mine if lowest - w.y1 <= 2.5 * height), key=lambda w: (round(w.y0 / height), w.x0))
+        height = statistics.median(w.y1 - w.y0 for w in mine)
+        stack, top = [], max(w.y1 for w in mine) + 1
+        for w in sorted(mine, key=lambda w: -w.y1):  # up from the lowest line while the lines touch
+            if top - w.y1 > STACK_GAP * height:
+                break
+            stack.append(w)
+            top = min(top, w.y0)
+        stack.sort(key=lambda w: (round(w.y0 / height), w.x0))
         names.append(" ".join(w.text for w in stack))
     return names
 
@@ -178,10 +187,19 @@ def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:
     band = height / 2
     rows = _rows(kept, band)
     first_x = min(n.x0 for n in kept)
-    names = _column_names(columns, words, rows, band, first_x)
-    column_of = {id(n): k for k, c in enumerate(columns) for n in c if names[k] and names.count(names[k]) == 1}
     left_edge = min((w.x0 for w in words if w.x1 <= first_x), default=0.0)
     labels = [_row_label(r, words, band, left_edge, height) for r in rows]
+    # Numbers over the first labelled row that stand in a header's words ("Gemini" over "3 Flash",
+    # "Claude Sonnet" over "4.5": Gemini 3 Flash's card) are part of the column names, not cells.
+    first = next((k for k, label in enumerate(labels) if label is not None), len(rows))
+    lead = next((k for k in range(first) if not all(_in_words(n, words, height) for n in rows[k])), first)
+    if lead:
+        header = {id(n) for r in rows[:lead] for n in r}
+        words = words + [n for r in rows[:lead] for n in r]
+        columns = [c for c in ([n for n in c if id(n) not in header] for c in columns) if len(c) >= MIN_ROWS]
+        rows, labels = rows[lead:], labels[lead:]
+    names = _column_names(columns, words, rows, band, first_x)
+    column_of = {id(n): k for k, c in enumerate(columns) for n in c if names[k] and names.count(names[k]) == 1}
     out = []
     for k, (row, label) in enumerate(zip(rows, labels)):
         if label is None or _doubtful(k, rows, labels, label, words, height):
@@ -198,6 +216,13 @@ def table_cells(lines: list[Line]) -> list[tuple[str, str, str]]:
             label_rows.setdefault(" ".join(label.text.split()), set()).add(id(row[0]))
     out = [t for t in out if pairs.count(t[:2]) == 1 and len(label_rows.get(t[0], ())) == 1]
     return out if len({r for r, _c, _v in out}) >= MIN_ROWS else []
+
+
+def _in_words(n: Line, words: list[Line], height: float) -> bool:
+    """A number set among words: one on its line just beside it ("3" before "Flash"), or one just over
+    it ("Sonnet" over "4.5")."""
+    return any((abs(w.cy - n.cy) <= height / 2 and min(abs(w.x0 - n.x1), abs(n.x0 - w.x1)) <= height)
+               or (0 <= n.y0 - w.y1 <= height / 2 and min(w.x1, n.x1) > max(w.x0, n.x0)) for w in words)
 
 
 NEAR_ROWS = 1.8  # line heights: a row of numbers this close under or over a labelled row is its second line

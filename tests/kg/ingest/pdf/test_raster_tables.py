@@ -39,6 +39,19 @@ def test_a_name_scored_two_ways_or_wrapped_onto_a_second_line_gives_no_cells():
     assert read == {"Harbour QA", "Canal-2", "Dock Bench"}
 
 
+def test_a_number_in_a_wrapped_column_name_is_part_of_the_name_not_a_row():
+    """Gemini 3 Flash's card heads its columns "Gemini" over "3 Flash" and "Claude" over "Sonnet" over
+    "4.5": those numbers are the names', and every header line that touches the next is kept."""
+    head = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan", 200, 0, 240, 10), Line("3", 200, 11, 206, 21),
+            Line("Flash", 210, 11, 240, 21), Line("Kettle", 280, 0, 320, 10), Line("Sonnet", 280, 11, 320, 21),
+            Line("4.5", 280, 22, 298, 32)]
+    body = [*_row(50, "Harbour QA", "37.5%", "21.6%"), *_row(80, "Canal-2", "31.1%", "13.6%"),
+            *_row(110, "Dock Bench", "91.9%", "86.4%")]
+    cells = table_cells(head + body)
+    assert {c for _r, c, _v in cells} == {"Zorvan 3 Flash", "Kettle Sonnet 4.5"}
+    assert ("Canal-2", "Kettle Sonnet 4.5", "13.6%") in cells and len(cells) == 6
+
+
 def test_fewer_than_three_rows_or_no_column_names_is_no_table():
     few = [Line("Benchmark", 20, 0, 80, 10), Line("Zorvan 3", 200, 0, 245, 10), *_row(30, "Harbour QA", "37.5%"),
            *_row(60, "Canal-2", "31.1%")]
