@@ -1,9 +1,10 @@
 """Bridges a reader guesses from the source alone: the question names its document ("in the Kimi k1.5
 report"), so a bridge that is that document's own subject or method needs no hop to be found.
 
-construction.ChainConstruction.check drops such a candidate before any LLM call. Both rules were
+construction.ChainConstruction.check drops such a candidate before any LLM call. The rules were
 read off strict-model verdicts: "the method the paper proposes" picked out of CoT and CoT+SC
-(q12, HiAR-ICL), "Kimi k1.5 long-CoT" among four rival models in the Kimi k1.5 report.
+(q12, HiAR-ICL), "Kimi k1.5 long-CoT" among four rival models in the Kimi k1.5 report, and "the
+model DeepSeek-R1 substantially outperforms" taken for its base DeepSeek-V3 (q43).
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def _whole_in_title(name: str, titles: set[str]) -> bool:
     name = name.strip()
     whole = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", re.IGNORECASE)
     return bool(name) and any(whole.search(title) for title in titles)
+
+
+# A sentence comparing two things: "outperforms", "comparable to", "on par with", "lags behind".
+_COMPARED = re.compile(r"\b(?:outperform\w*|surpass\w*|exceed\w*|beat(?:s|ing)?|comparable|on par|rival(?:s|ling)?|"
+                       r"trail(?:s|ing)?|lag(?:s|ging)? behind|superior to|inferior to|(?:better|worse) than)\b",
+                       re.IGNORECASE)
 
 
 OWN_WINDOW = 60  # characters after "we propose" in which a name is the thing proposed
@@ -143,7 +150,24 @@ class SourceGuess:
         titles = {self.view.doc_title.get(self.view.nodes[h.node_id].doc_id, "") for h in cand.hops}
         if named_by_title(self.view.entity_name.get(cand.hops[i - 1].bridge, ""), rivals, titles):
             return f"pre-check: hop {i - 1}'s bridge is the one of its kind the document's title names"
+        if self._compared_with_own(cand, i, statement, titles):
+            return f"pre-check: hop {i - 1} knows its bridge only as what the document's own model is compared with"
         return ""
+
+    def _compared_with_own(self, cand, i: int, statement: str, titles: set[str]) -> bool:
+        """Hop i-1's sentence compares the document's own subject (the title's whole name, or what its
+        prose presents as the authors' own) with the bridge: "DeepSeek-R1 achieves performance
+        comparable to OpenAI-o1-1217", "substantially outperforming DeepSeek-V3" (q43). A practitioner
+        names the usual peer or the base model without the hop."""
+        if not _COMPARED.search(statement or ""):
+            return False
+        if self._own is None:
+            self._own = authors_own(self.view)
+        hop = cand.hops[i - 1]
+        own = self._own.get(self.view.nodes[hop.node_id].doc_id, set())
+        others = [e for e in self.view.mentions.get(hop.node_id, ()) if e != hop.bridge
+                  and mentions_entity(self.view, e, statement)]
+        return any(e in own or _whole_in_title(self.view.entity_name.get(e, ""), titles) for e in others)
 
     def _presented_elsewhere(self, cand, i: int, rivals: list[str]) -> bool:
         """Hop i-1's bridge is the authors' own where one of the chain's documents says so and no

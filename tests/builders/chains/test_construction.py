@@ -101,6 +101,24 @@ def test_a_bridge_its_document_presents_as_the_authors_own_elsewhere_is_refused(
     assert construction(view).check(candidate).reason == ""  # a rival of the same standing
 
 
+def test_a_bridge_known_only_as_what_the_documents_own_subject_is_compared_with_is_refused(view):
+    """q43: "DeepSeek-R1 achieves performance comparable to OpenAI-o1-1217", in the DeepSeek-R1 report,
+    identifies o1-1217 only by how the report's own model compares with it: a practitioner names the
+    usual peer (or the base model) without the hop. Without the comparison, or when the title does not
+    name the other side, the hop stays."""
+    from dataclasses import replace
+
+    candidate = serial(("c1", HMI), ("c8", ""), answer=ARV)
+    compared = "The Baltic Explorer fleet outperforms the Helsinki Marine Institute, which Maria Kovacs founded."
+    view.nodes["c1"] = replace(view.nodes["c1"], text=compared)
+    view.mentions["c1"].add("baltic explorer")
+    assert construction(view).check(candidate).reason == ""  # no title names the Baltic Explorer
+    view.doc_title[view.nodes["c1"].doc_id] = "Baltic Explorer: a register of survey ships"
+    assert "own model is compared with" in construction(view).check(candidate).reason
+    view.nodes["c1"] = replace(view.nodes["c1"], text=compared.replace("outperforms", "shares a dock with"))
+    assert construction(view).check(candidate).reason == ""
+
+
 def test_what_a_document_presents_as_the_authors_own():
     from builders.chains.source_guess import authors_own
     from queries.corpus_view import CorpusView, EvidenceNode
