@@ -134,12 +134,38 @@ def _front_matter_end(blocks: list[Block]) -> int:
     if opening >= 0:
         return opening
     first_page = blocks[0].page
+    run_start, run = 0, []  # a line and the lines that continue it: a paragraph the reader split by lines
     for index, block in enumerate(blocks):
         if block.page - first_page >= FRONT_MATTER_MAX_PAGES:
             return index
-        if block.kind == "text" and len(block.text) >= PROSE_CHARS and not is_boilerplate(block.text):
-            return index
+        if block.kind != "text":
+            run = []
+            continue
+        text = block.text.strip()
+        if not (run and block.page == blocks[run_start].page and _continues(text)):
+            run_start, run = index, []
+        run.append(text)
+        if _is_prose(run) and not is_boilerplate(" ".join(run)):
+            return run_start
     return len(blocks)
+
+
+# A sentence ending and the next beginning ("... in the quarter. Our robust ...", "2023. “Our"): a title
+# block's lines (names, affiliations, a date) have none.
+_SENTENCE_BREAK = re.compile(r"[a-z%)\d]{2}[.!?][\"”’)]?\s+[\"“‘(]?[A-Z]")
+
+
+def _continues(line: str) -> bool:
+    """A line that carries on the one before (a title block's names and affiliations each start anew)."""
+    return bool(line) and (line[0].islower() or line[0].isdigit())
+
+
+def _is_prose(lines: list[str]) -> bool:
+    """A paragraph: one block PROSE_CHARS long, or consecutive lines as long with a sentence ending
+    inside (J&J's release sets its opening paragraph a line a block: its first three pages, results
+    tables and all, had been front matter)."""
+    text = " ".join(lines)
+    return len(text) >= PROSE_CHARS and (len(lines) == 1 or bool(_SENTENCE_BREAK.search(text)))
 
 
 def assign_roles(blocks: list[Block], front_matter: bool = False) -> None:

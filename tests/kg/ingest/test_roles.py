@@ -59,6 +59,21 @@ def test_without_an_opening_heading_the_first_prose_paragraph_ends_the_front_mat
     assert roles(blocks, front_matter=True) == ["front_matter", "front_matter", "body", "body"]
 
 
+def test_a_paragraph_set_a_line_a_block_ends_the_front_matter_but_a_title_blocks_lines_do_not():
+    """J&J's Q2 2023 release sets its opening paragraph one line a block; none is PROSE_CHARS long, so its
+    first three pages (the results tables among them) had been front matter. Lines of names and
+    affiliations, however many, hold no sentence ending."""
+    title = [t("Quarterly Results of the Water Board"), *(t(f"Jane Smith{k}, Department of Rivers, University of "
+                                                              f"Water, Delta City, Country {k}") for k in range(6))]
+    lines = [t("Delta City (July 20, 2023) - The Water Board today announced results for the second quarter"),
+             t("of 2023. Our robust performance in the quarter is a testament to the work of the river"),
+             t("crews around the delta, who kept every sluice open through the spring floods and the dry"),
+             t("summer months alike, said the chairman of the board in a statement.")]
+    assigned = roles([*title, *lines, t("Results table line")], front_matter=True)
+    assert assigned == ["front_matter"] * len(title) + ["body"] * (len(lines) + 1)
+    assert sum(len(b.text) for b in title) >= PROSE_CHARS  # long enough; no sentence in it
+
+
 def test_front_matter_ends_after_three_pages_whatever_they_hold():
     blocks = [t("Cover", page=1), t("Notices", page=2), t("Foreword line", page=3), t("Short text", page=4)]
     assert roles(blocks, front_matter=True) == ["front_matter", "front_matter", "front_matter", "body"]
