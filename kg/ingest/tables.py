@@ -175,7 +175,34 @@ def table_grid(markdown: str) -> TableGrid:
     width = len(header)
     rows = [(r + [""] * width)[:width] for r in rows if any(r)]
     header, rows, units = _merge_currency_columns(header, rows)
+    header, rows, units = _align_header_cells(header, rows, units)
     return TableGrid(header, rows, units)
+
+
+# An amount anywhere in a cell ("Up to $3,790", "4.5 points"): a row holding one is no header row.
+_AMOUNT = re.compile(r"[$€£¥]\s?\d|\d\s?%|\d\.\d|\d,\d{3}")
+# A value in a body row: "$4,011", "13,731", "5.4%", "(2.3)"; a year ("2023") heads a column instead.
+_FIGURE = re.compile(r"^\(?[-+\u2212]?[$€£¥]?(?!(?:19|20)\d\d\)?$)\d[\d,]*(?:\.\d+)?%?\)?$")
+
+
+def _align_header_cells(header: list[str], rows: list[list[str]], units: list[str]):
+    """Header cells set one column left of their values (a heading centred over a "$" and its number:
+    J&J's "2022" stood over an empty column, its values one to the right) move onto the values. Header
+    rows are the first and those above the first row with a value (a year heads a column); empty
+    columns stay (one between two tables printed side by side is their gutter)."""
+    first = next((k for k, r in enumerate(rows) if any(_FIGURE.match(c) or _AMOUNT.search(c) for c in r[1:])), len(rows))
+    heads, body = [header, *rows[:first]], rows[first:]
+    filled = [any(r[j] for r in body) for j in range(len(header))]
+    for head in heads if body else []:
+        for j in range(len(header) - 1):
+            if head[j] and not head[j + 1] and not filled[j] and filled[j + 1]:
+                head[j], head[j + 1] = "", head[j]
+    # A second header row that names value columns ("2023", "2022" under "Q2") is part of the header:
+    # its names join the first's ("% Change Reported"); a group row ("Reasoning" alone) stays a row.
+    naming = [h for h in heads[1:] if body and any(h[j] and filled[j] for j in range(2, len(header)))]
+    for head in naming:
+        header = [" ".join(dict.fromkeys(p for p in (a, b) if p)) for a, b in zip(header, head)]
+    return header, [h for h in heads[1:] if h not in naming] + body, units
 
 
 def grid_markdown(grid: TableGrid) -> str:

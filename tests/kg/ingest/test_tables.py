@@ -209,3 +209,22 @@ def test_two_tables_printed_side_by_side_give_each_row_its_own_cells():
     assert ("Zhang et al. (2006)", "All") not in cells and ("Zhang et al. (2006)", "F1") in cells
     assert cells[("LGN", "All")].row != cells[("Lattice LSTM", "F1")].row  # one printed line, two rows
     assert side_by_side(table_grid("| Model | P | Model size |\n|---|---|---|\n| A | 1 | 7B |")) == [(0, 3)]
+
+
+def test_a_header_set_one_column_left_of_its_values_and_a_second_header_row_name_the_columns():
+    """J&J's Q2 2023 release: "2022" and "Reported" stand over empty columns, their values one to the
+    right; the years and change kinds are a second header row under "Q2" and "% Change". A row whose
+    cells hold amounts ("Up to $3,790") is a body row, and a group row naming no value column stays."""
+    from kg.ingest.tables import table_cells
+
+    text = ("|  | Q2 |  |  |  |  |  | % Change | % Change |\n|---|---|---|---|---|---|---|---|---|\n"
+            "| ($ in Millions) |  |  | 2023 |  | 2022 |  | Reported |  |\n"
+            "|  | Consumer Health |  | $4,011 |  |  | $3,805 |  | 5.4% |\n"
+            "|  | Pharmaceutical |  | 13,731 |  |  | 13,317 |  | 3.1 |\n"
+            "|  | Worldwide |  | $25,530 |  |  | $24,020 |  | 6.3% |")
+    cells = {(c.row_label, c.column_label): c.value for c in table_cells(text)}
+    assert cells == {(row, column): value for row, values in (
+        ("Consumer Health", ("$4,011", "$3,805", "5.4%")), ("Pharmaceutical", ("13,731", "13,317", "3.1")),
+        ("Worldwide", ("$25,530", "$24,020", "6.3%"))) for column, value in zip(("2023", "2022", "% Change Reported"), values)}
+    amounts = "| Action | Parts cost |\n|---|---|\n| Wiring change | Up to $3,790 |\n| Sensor test | $0 |\n| Revisions | $0 |"
+    assert {c.row_label for c in table_cells(amounts)} == {"Wiring change", "Sensor test", "Revisions"}
