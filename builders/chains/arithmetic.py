@@ -50,3 +50,32 @@ def computed_number(words: list[str], cell: TableCell | None, index: TableIndex 
         if value is not None and value > 0 and any(_matches(value, _decimals(word), a, b) for a, b in pairs):
             return word
     return ""
+
+
+def printed_in_table(words: list[str], cell: TableCell | None, index: TableIndex | None) -> str:
+    """The first of `words` (a fact's describing words) that the answering table prints as a cell
+    value ("" when none does). q43: "the model whose level was reached once RL lifted AIME pass@1 from
+    15.6% to 71.0%": the answering table prints 71.0 for DeepSeek-R1-Zero, beside o1-0912's 74.4, and
+    the reader took the row next to it without the hop. A table pair never identifies its row so
+    (table_pairs: a value the other table lacks); a prose fact may not either. A whole number under 10
+    or a year is too common a cell to mean anything."""
+    if cell is None or index is None:
+        return ""
+    printed = {v for (table, _row), cells in index.cells.items() if table == cell.table_id
+               for c in cells if (v := number(c.value)) is not None}
+    for word in words:
+        value = number(word)
+        if value is None or ("." not in word and (abs(value) < 10 or 1900 <= value <= 2100)):
+            continue
+        if value in printed:
+            return word
+    return ""
+
+
+def table_number_reason(hop: int, words: list[str], cell: TableCell, index: TableIndex | None) -> str:
+    """Why hop `hop`'s describing words give the answering table's row away by a number ("" if not)."""
+    if n := computed_number(words, cell, index):
+        return f"pre-check: hop {hop}'s {n} is computed from two cells of the answering table"
+    if n := printed_in_table(words, cell, index):
+        return f"pre-check: hop {hop}'s {n} is printed in the answering table too"
+    return ""

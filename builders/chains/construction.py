@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from builders.chains.arithmetic import computed_number
+from builders.chains.arithmetic import table_number_reason
 from builders.chains.bridges import NAME_LABELS
 from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
@@ -144,9 +144,8 @@ class ChainConstruction:
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             c.reason = c.reason or self._hop_reason(i, c)
-            if not c.reason and i == len(cand.hops) - 1 and (n := computed_number(
-                    own, cand.table_cell, self._cells_of(cand.table_cell) if cand.table_cell else None)):
-                c.reason = f"pre-check: hop {i - 1}'s {n} is computed from two cells of the answering table"
+            if not c.reason and i == len(cand.hops) - 1 and cand.table_cell:
+                c.reason = table_number_reason(i - 1, own, cand.table_cell, self._cells_of(cand.table_cell))
             if not c.reason and defines(statement, self.names(incoming)):
                 c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             if not c.reason and shared and not own:

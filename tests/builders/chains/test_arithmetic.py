@@ -30,3 +30,19 @@ def test_a_whole_number_is_no_rounded_difference_and_a_small_ratio_is_chance():
     assert computed_number(["1.2"], answer, index) == ""  # 1.02 / 0.85 = 1.2: too small a ratio to tell
     assert computed_number(["2.22"], None, index) == ""  # no table answers
     assert computed_number(["017"], answer, index) == ""  # q38: "08" of "14:08:57"; as 17 it would match
+
+
+def test_a_number_the_answering_table_prints_gives_its_row_away():
+    """q43: "lifted AIME pass@1 from 15.6% to 71.0%" identified a model, and the answering table printed
+    71.0 in a neighbour's row: the reader took the row beside it without the hop. Small whole numbers
+    and years are too common a cell to count."""
+    from builders.chains.arithmetic import printed_in_table, table_number_reason
+
+    _cells, index = _index(RESULTS)
+    answer = _cell(index, "GAIN-BERTbase", "Test F1")
+    assert printed_in_table(["lifted", "15.6%", "61.24"], answer, index) == "61.24"
+    assert printed_in_table(["61.240"], answer, index) == "61.240"  # the same number printed another way
+    assert printed_in_table(["15.6%", "2020", "5"], answer, index) == ""
+    assert "printed in the answering table" in table_number_reason(0, ["59.05"], answer, index)
+    assert "computed from two cells" in table_number_reason(0, ["2.22"], answer, index)
+    assert table_number_reason(0, ["15.6%"], answer, index) == ""
