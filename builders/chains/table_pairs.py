@@ -21,6 +21,7 @@ from __future__ import annotations
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.tables import (TableCell, TableIndex, names_value, readable_header, table_caption,
                                     value_is_number)
+from builders.chains.values import number
 
 MIN_ROWS = 3  # rows of the first table: its value singles the row out among at least two others
 
@@ -93,6 +94,14 @@ class TablePairWalk:
                    and not index.same_value_rows(c)]
         return self.walker.rng.choice(options) if options else None
 
+    def _in_first_row(self, fact: TableCell, answer: TableCell) -> bool:
+        """The bridge's row in the first table prints the answer's number too (q44: PepsiCo's summary
+        reconciliation printed Frito-Lay's "9" beside the 2-point impact that identified it, and the
+        answering table's "9 %" was not needed): the first table alone answers."""
+        wanted = number(answer.value)
+        return wanted is not None and any(number(c.value) == wanted for ix in self.tables
+                                          for c in ix.cells.get((fact.table_id, fact.row), []))
+
     def _second(self, ent: str, fact: TableCell, rows: list[tuple[TableIndex, str, int]]) -> Candidate | None:
         """The chain into another table's row of `ent`, whose cells repeat neither the identifying
         value nor its column (that table would then identify the row itself)."""
@@ -113,7 +122,7 @@ class TablePairWalk:
             if any(c.value == fact.value or c.column_label.casefold() == fact.column_label.casefold() for c in cells):
                 continue
             cell = index.choose_cell(w.rng, table, row, w.view.nodes[first].text)
-            if cell is None or names_value(w.view.nodes[first].text, cell.value):
+            if cell is None or names_value(w.view.nodes[first].text, cell.value) or self._in_first_row(fact, cell):
                 continue
             fact_key = "figure_fact" if w.view.nodes[first].label == "Image" else "table_fact"
             meta = {"table_cell": cell.to_meta(),

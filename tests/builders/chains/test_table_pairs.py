@@ -45,6 +45,30 @@ def test_a_value_other_rows_share_or_the_other_table_repeats_identifies_nothing(
     assert walker.table_pairs.chain(3) is None  # two tables make two hops
 
 
+def test_no_pair_whose_first_row_prints_the_answers_number_too(view):
+    """q44: PepsiCo's summary reconciliation identified Frito-Lay by its 2-point impact and printed its
+    "9" reported change in the same row; the answering table's "9 %" was not needed."""
+    from builders.chains.values import number
+    from queries.corpus_view import EvidenceNode
+
+    shares = ["41.2%", "35.6%", "28.9%"]
+    text = "Table 1: Crew and survey share.\n\n| Vessel | Crew | Survey share |\n|---|---|---|\n" + "\n".join(
+        f"| {n} | {c} | {s} |" for n, c, s in zip(FLEET, ["12", "9", "7"], shares))
+    view.nodes["crew"] = EvidenceNode("crew", "Chunk", "d4", text, "table")
+    view.mentions["crew"] = {n.lower() for n in FLEET}
+    add_table(view, "days", "Table 2: Survey days in 2021.", "Survey days", list(zip(FLEET, ["41.2", "35.6", "28.9"])))
+    for name in FLEET:
+        view.mentioned_by.setdefault(name.lower(), set()).add("crew")
+    walker = strict_walker(view)
+    cands = [c for c in (walker.table_pairs.chain(2) for _ in range(30)) if c is not None]
+    assert cands, walker.deaths  # days -> crew's Crew column stays possible
+    for cand in cands:
+        fact, cell = cand.meta["table_fact"], cand.meta["table_cell"]
+        first = walker.view.nodes[cand.hops[0].node_id].text
+        row = next(line for line in first.splitlines() if line.startswith(f"| {fact['label']} |"))
+        assert number(cell["value"]) not in {number(v.strip()) for v in row.split("|")[2:] if v.strip()}
+
+
 def add_across(view, tid: str, caption: str, row_label: str, values: list[str], doc: str = "d4") -> None:
     """A table printed with the fleet as columns ("| Measure | Baltic Explorer | Nordic Star | ... |")."""
     from queries.corpus_view import EvidenceNode
