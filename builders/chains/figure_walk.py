@@ -183,21 +183,24 @@ def _table_reading(cells: list[tuple[str, str, str]]) -> str:
             "column's name, as printed):\n" + "\n".join(f'Row "{row}": ' + ", ".join(v) + "." for row, v in rows.items()))
 
 
-def table_cells(node: EvidenceNode) -> list[tuple[str, str, str]]:
-    """A pictured table's (row, column, value) read at ingest (kg/ingest/pdf/raster_tables.py)."""
+def _json_rows(field: str, width: int) -> list[tuple[str, ...]]:
+    """A JSON list of rows ingest wrote on the Image node, each cut or padded with "" to `width` values;
+    rows of fewer than three values, or a field that is no such JSON, give nothing."""
     try:
-        return [(str(r[0]), str(r[1]), str(r[2])) for r in json.loads(node.table_cells or "[]") if len(r) >= 3]
+        rows = [[str(v) for v in row] for row in json.loads(field or "[]")]
     except (ValueError, TypeError):
         return []
+    return [tuple((r + [""] * width)[:width]) for r in rows if len(r) >= 3]
+
+
+def table_cells(node: EvidenceNode) -> list[tuple[str, str, str]]:
+    """A pictured table's (row, column, value) read at ingest (kg/ingest/pdf/raster_tables.py)."""
+    return _json_rows(node.table_cells, 3)
 
 
 def bar_values(node: EvidenceNode) -> list[tuple[str, str, str, str]]:
     """A bar chart's (series, group, value, unit) read at ingest (kg/ingest/pdf/bar_charts.py)."""
-    try:
-        rows = [[str(v) for v in row] for row in json.loads(node.bar_values or "[]")]
-        return [(r[0], r[1], r[2], r[3] if len(r) > 3 else "") for r in rows if len(r) >= 3]
-    except (ValueError, TypeError):
-        return []
+    return _json_rows(node.bar_values, 4)
 
 
 class FigureIndex(TableIndex):
