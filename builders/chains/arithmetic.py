@@ -67,9 +67,17 @@ def printed_in_table(words: list[str], cell: TableCell | None, index: TableIndex
         value = number(word)
         if value is None or ("." not in word and (abs(value) < 10 or 1900 <= value <= 2100)):
             continue
-        if value in printed:
+        if value in printed or _rounded_from_scale(value, _decimals(word), printed):
             return word
     return ""
+
+
+def _rounded_from_scale(value: float, decimals: int, printed: set[float]) -> bool:
+    """`value` is a cell a thousand or a million times larger, rounded to `decimals` (q45: Ulta's prose
+    "$737.9 million" is the balance sheet's 737,877 in thousands, "$1.6 billion" its 1,603,451): prose
+    states in millions or billions what a release's tables print in thousands."""
+    return decimals >= 1 and any(abs(round(v / scale, decimals) - value) < 1e-9
+                                 for v in printed for scale in (1e3, 1e6) if abs(v) >= scale)
 
 
 def table_number_reason(hop: int, words: list[str], cell: TableCell, index: TableIndex | None) -> str:

@@ -46,3 +46,17 @@ def test_a_number_the_answering_table_prints_gives_its_row_away():
     assert "printed in the answering table" in table_number_reason(0, ["59.05"], answer, index)
     assert "computed from two cells" in table_number_reason(0, ["2.22"], answer, index)
     assert table_number_reason(0, ["15.6%"], answer, index) == ""
+
+
+def test_an_amount_in_millions_that_rounds_a_cell_in_thousands_gives_its_row_away():
+    """q45: Ulta's "$737.9 million" at the quarter's end was the balance sheet's 737,877 (in thousands)."""
+    from builders.chains.arithmetic import printed_in_table
+
+    balance = ("| Item | January 28, 2023 | January 29, 2022 |\n|---|---|---|\n| Cash | 737,877 | 431,560 |\n"
+               "| Inventories | 1,603,451 | 1,499,218 |\n| Receivables | 199,422 | 221,919 |")
+    _cells, index = _index(balance)
+    answer = _cell(index, "Cash", "January 29, 2022")
+    assert printed_in_table(["$737.9"], answer, index) == "$737.9"
+    assert printed_in_table(["1.6"], answer, index) == "1.6"  # "$1.6 billion": 1,603,451 thousand
+    assert printed_in_table(["738"], answer, index) == ""  # a whole number: too loose a match
+    assert printed_in_table(["812.4"], answer, index) == ""
