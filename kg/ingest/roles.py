@@ -145,7 +145,10 @@ def _front_matter_end(blocks: list[Block]) -> int:
         if not (run and block.page == blocks[run_start].page and _continues(text)):
             run_start, run = index, []
         run.append(text)
-        if _is_prose(run) and not is_boilerplate(" ".join(run)):
+        if len(text) >= PROSE_CHARS and not is_boilerplate(text):
+            return index
+        # Lines run together from one that opens mid-sentence are the tail of a page the file lacks.
+        if len(run) > 1 and _is_prose(run) and not _continues(run[0]) and not is_boilerplate(" ".join(run)):
             return run_start
     return len(blocks)
 
@@ -161,11 +164,11 @@ def _continues(line: str) -> bool:
 
 
 def _is_prose(lines: list[str]) -> bool:
-    """A paragraph: one block PROSE_CHARS long, or consecutive lines as long with a sentence ending
-    inside (J&J's release sets its opening paragraph a line a block: its first three pages, results
-    tables and all, had been front matter)."""
+    """Consecutive lines PROSE_CHARS long with a sentence ending inside: a paragraph (J&J's release
+    sets its opening paragraph a line a block: its first three pages, results tables and all, had been
+    front matter)."""
     text = " ".join(lines)
-    return len(text) >= PROSE_CHARS and (len(lines) == 1 or bool(_SENTENCE_BREAK.search(text)))
+    return len(text) >= PROSE_CHARS and bool(_SENTENCE_BREAK.search(text))
 
 
 def assign_roles(blocks: list[Block], front_matter: bool = False) -> None:
