@@ -185,6 +185,18 @@ _AMOUNT = re.compile(r"[$€£¥]\s?\d|\d\s?%|\d\.\d|\d,\d{3}")
 _FIGURE = re.compile(r"^\(?[-+\u2212]?[$€£¥]?(?!(?:19|20)\d\d\)?$)\d[\d,]*(?:\.\d+)?%?\)?$")
 
 
+_NAME_CELL = re.compile(r"[^\W\d_]|^(?:19|20)\d\d$")  # a word or a year, not "-", "N/A"-free dashes or numbers
+
+
+def _names_columns(cells: list[str]) -> bool:
+    """Cells over value columns that name them: two or more words or years ("2023", "Reported"), and no
+    dash, "n/a" or "none" (a row of a model with unreported scores, "| GPT-4 | - | - |", is a body row)."""
+    filled = [c.strip() for c in cells if c.strip()]
+    if any(c.casefold() in ("-", "\u2013", "\u2014", "n/a", "na", "none", "--") for c in filled):
+        return False
+    return sum(1 for c in filled if _NAME_CELL.search(c)) >= 2
+
+
 def _align_header_cells(header: list[str], rows: list[list[str]], units: list[str]):
     """Header cells set one column left of their values (a heading centred over a "$" and its number:
     J&J's "2022" stood over an empty column, its values one to the right) move onto the values. Header
@@ -199,7 +211,7 @@ def _align_header_cells(header: list[str], rows: list[list[str]], units: list[st
                 head[j], head[j + 1] = "", head[j]
     # A second header row that names value columns ("2023", "2022" under "Q2") is part of the header:
     # its names join the first's ("% Change Reported"); a group row ("Reasoning" alone) stays a row.
-    naming = [h for h in heads[1:] if body and any(h[j] and filled[j] for j in range(2, len(header)))]
+    naming = [h for h in heads[1:] if body and _names_columns([h[j] for j in range(2, len(header)) if filled[j]])]
     for head in naming:
         header = [" ".join(dict.fromkeys(p for p in (a, b) if p)) for a, b in zip(header, head)]
     return header, [h for h in heads[1:] if h not in naming] + body, units

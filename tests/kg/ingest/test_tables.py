@@ -228,3 +228,6 @@ def test_a_header_set_one_column_left_of_its_values_and_a_second_header_row_name
         ("Worldwide", ("$25,530", "$24,020", "6.3%"))) for column, value in zip(("2023", "2022", "% Change Reported"), values)}
     amounts = "| Action | Parts cost |\n|---|---|\n| Wiring change | Up to $3,790 |\n| Sensor test | $0 |\n| Revisions | $0 |"
     assert {c.row_label for c in table_cells(amounts)} == {"Wiring change", "Sensor test", "Revisions"}
+    unreported = ("| Model | MMLU | GSM8K | Access |\n|---|---|---|---|\n| Kettle | - | - | closed |\n"
+                  "| Zorvan | 63.4 | 56.8 | open |\n| Brisk | 70.1 | 61.0 | open |")
+    assert ("Kettle", "MMLU", "-") in {(c.row_label, c.column_label, c.value) for c in table_cells(unreported)}
