@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from builders.chains.bridges import MADE_THING_LABELS
 from builders.chains.candidate import Candidate, Hop
 from builders.chains.name_forms import stem
-from builders.chains.statements import find_surface
+from builders.chains.statements import find_surface, node_sentences
 from builders.chains.tables import measured_by_axis
 from builders.chains.values import (MAX_TIE_WORDS, MEASURE_WORDS_AFTER, is_value, measure_words, number,
                                     prose_values, tie_sentences, value_kind)
@@ -60,6 +60,11 @@ _SCALE_FORMS = {"k": "thousand", "thousand": "thousand", "m": "million", "mn": "
 # A number right after a month is a day ("dated June 12"), one right after the name a part of it
 # ("Ethiopian Airlines Flight 302", "Revision 1"): neither is a value of the subject.
 _MONTH_BEFORE = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s*$")
+# A sentence that ranks its subject among all others ("73.7% on Aider, the highest, surpassing all other
+# models", q45) answers "which is larger?" alone: the other branch's value is not needed.
+_RANKS = re.compile(r"\b(?:highest|lowest|best|worst|strongest|weakest|largest|smallest|top[- ]performing|"
+                    r"state[- ]of[- ]the[- ]art|(?:surpass|outperform|exceed|beat|trail|lag)\w*\s+(?:all|every|each|"
+                    r"any)\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,11 @@ def same_measure(a: BranchFact, b: BranchFact) -> bool:
     counts_apart = a.counted and b.counted and stem(a.counted) != stem(b.counted)
     return kind is not None and kind == value_kind(b.value) and a.scale == b.scale \
         and bool(a.measure & b.measure) and not counts_apart
+
+
+def ranks_subject(text: str, subject: str) -> bool:
+    """Whether `text` (a sentence or caption) names `subject` and ranks something among all others."""
+    return find_surface([subject], text) is not None and _RANKS.search(text) is not None
 
 
 def comparison(a: BranchFact, b: BranchFact, hops: tuple[int, int] = (0, 1)) -> dict | None:
@@ -276,6 +286,13 @@ class ForkSteps:
             else self.chunk_facts(node_id)
         return any(f.entity == entity for f in facts)
 
+    def _ranks(self, fact: BranchFact) -> bool:
+        """Whether the branch's node ranks the fact's subject among all others (a figure: in its caption)."""
+        node = self.walker.view.nodes[fact.node_id]
+        if node.label == "Image":
+            return ranks_subject(node.caption or "", fact.subject)
+        return any(ranks_subject(s, fact.subject) for s in node_sentences(node.text))  # quotable or not: it is evidence
+
     def _label_entities(self, image: str) -> set[str]:
         """The entities a figure's printed labels name (its rows), indexed once per walker."""
         if self._labels is None:
@@ -316,6 +333,9 @@ class ForkSteps:
             if fork is None:
                 w.died("fork: the two values are equal")
                 continue
+            if fork["operation"] != "difference" and (self._ranks(a) or self._ranks(b)):
+                w.died("fork: a branch ranks its subject among all others; it answers alone")
+                continue
             hops = [Hop(image, "Image", a.entity, "entity"), Hop(b.node_id, "Chunk", b.entity, "entity")]
             return Candidate("parallel_visual_textual_fork", hops, [(0, 2), (1, 2)], "", {"fork": fork})
         return None
@@ -334,6 +354,9 @@ class ForkSteps:
             texts = [c for c in w.chunks_entered_by(a.entity) if w.memory.fresh(c)
                      and w.compatible(c, [a.node_id, b.node_id]) and w.statements.partners(c, a.entity)
                      and not self._states(c, a.entity) and not self._states(c, b.entity)]
+            if fork is not None and fork["operation"] != "difference" and (self._ranks(a) or self._ranks(b)):
+                w.died("fork: a branch ranks its subject among all others; it answers alone")
+                continue
             if fork is None or not texts:
                 w.died("fork: no text hop about the compared subject that states neither value")
                 continue

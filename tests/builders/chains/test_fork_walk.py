@@ -289,3 +289,43 @@ def test_two_subjects_of_two_documents_are_no_fork():
     assert not forks.pair_ok(agent, cics)
     same = BranchFact("text", "step-deepresearch", "Step-DeepResearch", "58.10", frozenset({"perform"}))
     assert forks.pair_ok(agent, same)  # one subject's two values: their difference
+
+
+def test_a_branch_that_ranks_its_subject_among_all_others_answers_alone():
+    """q45: "DeepSeek-Coder-V2-Instruct achieves 73.7% on Aider, the highest, surpassing all other
+    models" answers "which scores higher on Aider?" without the chart's branch; such a branch makes no
+    fork. A sentence that ranks nothing, or ranks without naming the subject, still may."""
+    from builders.chains.fork_walk import ranks_subject
+
+    q45 = ("On Aider, DeepSeek-Coder-V2-Instruct achieves 73.7%, the highest score, surpassing all other "
+           "models including closed-source ones.")
+    assert ranks_subject(q45, "DeepSeek-Coder-V2-Instruct")
+    assert ranks_subject("Korvex outperforms every baseline on the winter split (68.2).", "Korvex")
+    assert ranks_subject("Tessaline is state-of-the-art with 71.4.", "Tessaline")
+    assert not ranks_subject("Tessaline reaches an accuracy of 66.8 after retraining.", "Tessaline")
+    assert not ranks_subject("Korvex outperforms Tessaline by 2 points.", "Korvex")  # one rival: not all
+    assert not ranks_subject("The best model reaches 71.4.", "Korvex")  # the subject is not named
+
+
+@pytest.mark.timeout(900)
+def test_a_strict_walker_draws_no_rival_fork_whose_text_ranks_its_subject(fork_view):
+    """Rival pairs allowed whatever the chart names (pair_ok relaxed), the text's Tessaline 66.8 is
+    compared with the chart's other models; once the text calls it the best of all models, no fork
+    asking which rival is larger is drawn, while the difference of Tessaline's two values still is."""
+    from builders.chains.fork_walk import same_measure
+
+    view, settings, store = fork_view
+
+    def drawn_forks():
+        walker = _walker(view, settings, store)
+        walker.forks.pair_ok = lambda a, b: same_measure(a, b) and a.node_id != b.node_id
+        return walker, [c for c in (walker.sample("parallel_visual_textual_fork") for _ in range(30)) if c]
+
+    _, before = drawn_forks()
+    assert any(c.meta["fork"]["operation"] == "larger" for c in before)
+    chunk = next(n for n, node in view.nodes.items() if node.label == "Chunk" and "66.8" in node.text)
+    ranked = view.nodes[chunk].text.replace("66.8", "66.8, the best of all models,")
+    view.nodes[chunk] = replace(view.nodes[chunk], text=ranked)
+    walker, after = drawn_forks()
+    assert after and all(c.meta["fork"]["operation"] == "difference" for c in after)
+    assert walker.deaths["parallel_visual_textual_fork", "fork: a branch ranks its subject among all others; it answers alone"] > 0
