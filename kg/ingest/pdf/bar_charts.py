@@ -17,6 +17,7 @@ text-only writer and verifier as the figure's evidence.
 from __future__ import annotations
 
 import re
+import statistics
 
 from kg.ingest.pdf.bar_groups import (BASE_TOLERANCE, GROUP_GAP, MAX_GROUP_WORDS, MAX_TITLE_WORDS, PANEL_GAP,
                                         bar_groups, chart_title, drop_misgrouped, group_labels, name_groups,
@@ -87,7 +88,9 @@ def legend(lines: list[Line], fills: list[Fill]) -> tuple[dict[tuple, str], set[
     counts: dict[str, int] = {}
     for name in entries.values():
         counts[name] = counts.get(name, 0) + 1
-    return {c: n for c, n in entries.items() if counts[n] == 1}, swatches
+    # A name ending in a hyphen lost a glyph drawn as a path ("PixArt-α" set in matplotlib's math
+    # text, Janus-Pro's Figure 1): what the text layer holds is not the name a reader sees.
+    return {c: n for c, n in entries.items() if counts[n] == 1 and not n.endswith("-")}, swatches
 
 
 def _short_bar(fill: Fill, fills: list[Fill]) -> bool:
@@ -144,6 +147,23 @@ def on_shared_base(bars: list[Fill], vertical: bool) -> list[Fill]:
             >= MIN_BARS]
 
 
+def _stacked(bars: list[Fill]) -> bool:
+    """Segments of other series set end to end, each exactly as thick as the one it follows
+    (Step-DeepResearch's Figure 10: win, tie and lose shares in one bar, each number printed inside its
+    segment): the number at a segment's end is the next segment's, so no value is read. Touching bars
+    of a group differ in length, so they are no stack; pieces of one colour are one bar drawn in parts
+    (DeepSeek-V3.2's Figure 1)."""
+    def follows(a: Fill, b: Fill) -> bool:
+        ax0, ay0, ax1, ay1 = a.rect
+        bx0, by0, bx1, by1 = b.rect
+        across = abs(bx0 - ax1) <= 1 and abs(ay0 - by0) <= 0.5 and abs(ay1 - by1) <= 0.5
+        upwards = abs(by1 - ay0) <= 1 and abs(ax0 - bx0) <= 0.5 and abs(ax1 - bx1) <= 0.5
+        return across or upwards
+
+    joints = sum(1 for a in bars for b in bars if _colour(a) != _colour(b) and follows(a, b))
+    return joints >= MIN_BARS
+
+
 def _two_value_axes(ticks: list[Line], named: dict[int, str]) -> bool:
     """Two different rotated texts besides the bars' own names (a rating axis beside a percentage
     axis, or rotated group labels whose units the titles do not tell apart): no one unit."""
@@ -181,6 +201,33 @@ def _badge(line: Line, fills: list[Fill]) -> bool:
                and line.y1 <= f.rect[3] + 1.5 and f.rect[3] - f.rect[1] <= 2 * height for f in fills)
 
 
+def _hatched_series(fills: list[Fill], swatch_ids: set[int], colours: dict) -> list[Fill]:
+    """Outline-only boxes of one colour that no legend colour names, shaped like the chart's bars
+    (their width, on their base), are the bars of the one series whose swatch stands in a row of the
+    bars' swatches, as high as theirs, but has no filled bar: a hatched series whose swatch is filled
+    while its bars are outlines around a pattern (Janus-Pro's Figure 1: a blue swatch, bars outlined
+    in white; its scatter panel's labelled points are "swatches" elsewhere and do not count)."""
+    swatch_of = {_colour(f): f for f in fills if id(f) in swatch_ids}
+    filled = [f for f in fills if id(f) not in swatch_ids and not f.outlined and _colour(f) in colours]
+    bases = [round(f.rect[3]) for f in filled]
+    base = max(set(bases), key=bases.count, default=None)
+    bars = [f for f in filled if round(f.rect[3]) == base]
+    keys = [swatch_of[c] for c in {_colour(f) for f in bars} if c in swatch_of]
+
+    def beside_keys(key: Fill) -> bool:
+        return any(abs(key.rect[1] - k.rect[1]) <= 1 and abs(key.rect[3] - k.rect[3]) <= 1 for k in keys)
+
+    unfilled = [c for c in colours if c in swatch_of and beside_keys(swatch_of[c])
+                and not any(_colour(f) == c for f in filled)]
+    width = statistics.median(f.rect[2] - f.rect[0] for f in bars) if bars else 0.0
+    outlines = [f for f in fills if f.outlined and id(f) not in swatch_ids and _colour(f) not in colours
+                and abs((f.rect[2] - f.rect[0]) - width) <= 0.25 * width and round(f.rect[3]) == base]
+    if len(unfilled) != 1 or not outlines or len({_colour(f) for f in outlines}) != 1:
+        return fills
+    mine = {id(f) for f in outlines}
+    return [Fill(f.rect, unfilled[0], outlined=True) if id(f) in mine else f for f in fills]
+
+
 def _inside(mark: Fill, bar: Fill) -> bool:
     x0, y0, x1, y1 = mark.rect
     bx0, by0, bx1, by1 = bar.rect
@@ -204,6 +251,7 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
     `titles`: every printed text of the figure, rotated axis titles too (default: the lines')."""
     lines = [part for line in lines for part in split_numbers(line)]
     colours, swatches = legend(lines, fills)
+    swatch_ids = {id(fills[i]) for i in swatches}
     named = tick_names(ticks or [], fills) if len(colours) < MIN_SERIES else {}
     sideways = False  # horizontal bars, each named by the label left of it
     if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
@@ -211,10 +259,15 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
         sideways = True
     if len(colours) < MIN_SERIES and len(named) < MIN_BARS:
         return []
+    # An outline no series claims is a frame or a note's box, not a shape that stands among the bars.
+    fills = [f for f in _hatched_series(fills, swatch_ids, colours) if not f.outlined or _colour(f) in colours]
+    swatches = {i for i, f in enumerate(fills) if id(f) in swatch_ids}
     bars = [f for i, f in enumerate(fills) if i not in swatches and (_colour(f) in colours or id(f) in named)]
     if len(bars) < MIN_BARS:
         return []
     vertical = not sideways if named else _orientation(bars) == "vertical"
+    if _stacked(bars):
+        return []
     bars = on_shared_base(bars, vertical)
     if len(bars) < MIN_BARS:
         return []
@@ -255,4 +308,7 @@ def read_bars(lines: list[Line], fills: list[Fill], titles: list[str] | None = N
                 series, group = group, title  # "gpt-5.1-codex-max" at "Professional CTFs", not "Comparison Models"
             out.append((series, group, value, "" if "%" in value else unit))
     pairs = [(s, g) for s, g, _v, _u in out]
-    return [t for t in out if pairs.count((t[0], t[1])) == 1]  # two bars of one series in one group: unread
+    out = [t for t in out if pairs.count((t[0], t[1])) == 1]  # two bars of one series in one group: unread
+    # One value out of a drawing of many boxes is no chart read (DeepSeek-V3's pipeline diagram of
+    # coloured cells numbered 0-9 gave "Backward for weights" at "Forward": 0).
+    return out if len(out) >= 2 else []

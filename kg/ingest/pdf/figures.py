@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -70,6 +72,12 @@ def above_caption(box: pymupdf.Rect, caption: pymupdf.Rect) -> pymupdf.Rect:
     return pymupdf.Rect(box.x0, box.y0, box.x1, caption.y0) if framed else box
 
 
+# "(b) Performance on instruction-following benchmarks for text-to-image generation.": a panel's own
+# caption, set between its drawing and the figure's caption (Janus-Pro's Figure 1), is no body text
+# that would make the figure caption someone else's.
+SUBCAPTION = re.compile(r"^\s*\(?[a-h]\)\s")
+
+
 def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, list[Graphic]]:
     """Map figure-caption block index -> graphics drawn above it.
 
@@ -81,7 +89,7 @@ def _assign_to_captions(page: RawPage, graphics: list[Graphic]) -> dict[int, lis
         for i, b in enumerate(page.blocks)
         if b.kind == "caption" and b.label.startswith("Figure")
     ]
-    body = [b.bbox for b in page.blocks if b.kind == "text" and len(b.text) >= 80]
+    body = [b.bbox for b in page.blocks if b.kind == "text" and len(b.text) >= 80 and not SUBCAPTION.match(b.text)]
     groups: dict[int, list[Graphic]] = defaultdict(list)
     max_gap = CAPTION_MAX_GAP * page.rect.height
     for graphic in graphics:

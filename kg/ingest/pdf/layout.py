@@ -40,7 +40,7 @@ def collect_page(page: pymupdf.Page) -> RawPage:
 
     drawn = page.get_drawings(extended=True)  # with clips: a bar shows only where its clip lets it
     drawings = [d for d in drawn if d.get("type") not in ("clip", "group")]
-    drawing_rects = [pymupdf.Rect(d["rect"]) for d in drawings]
+    drawing_rects = [r for _d, r in visible_drawings(drawn)]
     result = RawPage(page.number + 1, page.rect, blocks, images, _cluster(drawing_rects, page.rect),
                      fills=filled_rects(drawn))
     # find_tables is the slowest step (0.2-1 s a page: it runs a layout model);
@@ -68,15 +68,14 @@ def _is_box_path(items: list) -> bool:
             and all(abs(a.x - b.x) < 0.5 or abs(a.y - b.y) < 0.5 for _kind, a, b in sides))
 
 
-def filled_rects(drawings: list[dict]) -> list[Fill]:
-    """The page's filled boxes (a rectangle, or a short path of lines and corner curves, with an opaque
-    fill), by the part of their box their clip leaves visible: bars and legend swatches, square or
-    rounded. `drawings` as page.get_drawings(extended=True) lists them (clips with their levels);
-    plain get_drawings() output works too, unclipped. Charts whose value axis starts above zero draw
-    each bar down past the axis and clip it there (LongCat-Flash-Omni's Figure 1: bars to y=595
-    under an axis at y=531): the bar is what shows. A box drawn twice (GLM-4.5's Figure 1 fills each
-    small bar twice) is one box, in the colour drawn last: two would claim each other's value."""
-    out: dict[tuple, Fill] = {}
+def visible_drawings(drawings: list[dict]) -> list[tuple[dict, pymupdf.Rect]]:
+    """Each drawing (not a clip or group) with the part of its box its clips leave visible, empty
+    ones left out. `drawings` as page.get_drawings(extended=True) lists them (clips with their
+    levels); plain get_drawings() output works too, unclipped. Charts whose value axis starts above
+    zero draw each bar down past the axis and clip it there (LongCat-Flash-Omni's Figure 1: bars to
+    y=595 under an axis at y=531; DeepSeek-Prover-V2's to y=991, past the page's foot): what shows is
+    the bar, and the figure ends where it does."""
+    out = []
     clips: dict[int, pymupdf.Rect] = {}  # level -> a clip in force for what is nested deeper
     for d in drawings:
         level = d.get("level", 0)
@@ -85,17 +84,55 @@ def filled_rects(drawings: list[dict]) -> list[Fill]:
         if d.get("type") == "clip":
             clips[level] = pymupdf.Rect(d["scissor"])
             continue
+        if d.get("type") == "group":
+            continue
+        r = pymupdf.Rect(d["rect"])
+        for clip in clips.values():
+            r &= clip
+        # A line has no area: a horizontal or vertical one is empty as a Rect but still shows.
+        if r.is_valid and (r.width > 0 or r.height > 0):
+            out.append((d, r))
+    return out
+
+
+def filled_rects(drawings: list[dict]) -> list[Fill]:
+    """The page's filled boxes (a rectangle, or a short path of lines and corner curves, with an opaque
+    fill), by the part of their box their clip leaves visible (`visible_drawings`): bars and legend
+    swatches, square or rounded. A box drawn twice (GLM-4.5's Figure 1 fills each small bar twice) is
+    one box, in the colour drawn last: two would claim each other's value.
+
+    A hatched bar is drawn as an outline only, its hatching a pattern no drawing lists (DeepSeek's
+    charts set their own model's bars so: Prover-V2's in blue, Janus-Pro's in white), and its legend
+    swatch the same way, perhaps on a white ground: an outlined box nothing fills is a box of its
+    outline's colour, and so is a white box outlined in a colour."""
+    out: dict[tuple, Fill] = {}
+    outlines: dict[tuple, Fill] = {}
+    for d, r in visible_drawings(drawings):
+        if r.is_empty or not _is_box_path(d.get("items") or []):
+            continue
+        box = (round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1))
         opacity = d.get("fill_opacity")
-        if (d.get("type") != "group" and d.get("fill") and (1.0 if opacity is None else opacity) > 0.5
-                and _is_box_path(d.get("items") or [])):
-            r = pymupdf.Rect(d["rect"])
-            for clip in clips.values():
-                r &= clip
-            if r.is_empty:
-                continue
-            box = (round(r.x0, 1), round(r.y0, 1), round(r.x1, 1), round(r.y1, 1))
+        if d.get("fill") and (1.0 if opacity is None else opacity) > 0.5:
             out[box] = Fill(box, tuple(d["fill"]))
+        elif d.get("type") == "s" and d.get("color"):
+            outlines[box] = Fill(box, tuple(d["color"]), outlined=True)
+    for box, outline in outlines.items():
+        if box not in out and _covered(box, list(out)):
+            continue  # the edge of a box drawn filled in pieces (DeepSeek-R1's legend swatch: two halves)
+        if box not in out or (min(out[box].rgb) >= WHITE and min(outline.rgb) < WHITE):
+            out[box] = outline
     return list(out.values())
+
+
+def _covered(box: tuple, filled: list[tuple]) -> bool:
+    """Whether filled boxes inside `box` cover most of it."""
+    x0, y0, x1, y1 = box
+    area = sum((b[2] - b[0]) * (b[3] - b[1]) for b in filled
+               if x0 - 0.5 <= b[0] and b[2] <= x1 + 0.5 and y0 - 0.5 <= b[1] and b[3] <= y1 + 0.5)
+    return area >= 0.9 * (x1 - x0) * (y1 - y0)
+
+
+WHITE = 0.99  # every channel this bright: a white ground
 
 
 def _span_runs(spans: list[dict], gap: float = 15.0) -> list[list[dict]]:

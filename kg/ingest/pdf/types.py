@@ -76,6 +76,7 @@ class Fill:
 
     rect: tuple[float, float, float, float]
     rgb: tuple[float, ...]
+    outlined: bool = False  # drawn as an outline only (a hatched bar: its hatching is a pattern)
 
 
 @dataclass

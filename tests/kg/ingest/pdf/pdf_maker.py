@@ -198,3 +198,55 @@ def pie_report(path: Path) -> Path:
     page.insert_image(pymupdf.Rect(122, top + 10, 422, top + 250), filename=str(png))
     line(page, top + 270, "Figure 1: Data sources distribution.", 10, x=200)
     return save(doc, path, title="Training the Tessaline language model")
+
+
+def hatched_chart_report(path: Path) -> Path:
+    """A page of DeepSeek's chart style: above the caption, a panel-less scatter note, a white plot
+    background behind the bars, each bar drawn down past the page's foot and clipped at the axis, the
+    first series hatched (its bars outlines only, its swatch filled and outlined in white), a panel
+    caption "(b) ..." of 80+ characters between the chart and the figure caption."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 60, "Forecasting models for harbour traffic", 16)
+    paragraph(page, 80, " ".join(CHART_PROSE))
+    axis = 420
+    ops = []
+
+    def rect(x0, y0, x1, y1, fill=None, stroke=None):  # PDF space: y grows upwards
+        box = f"{x0} {HEIGHT - y1} {x1 - x0} {y1 - y0} re"
+        if fill:
+            ops.append(f"{fill[0]} {fill[1]} {fill[2]} rg {box} f")
+        if stroke:
+            ops.append(f"{stroke[0]} {stroke[1]} {stroke[2]} RG 0.5 w {box} S")
+
+    rect(80, 250, 460, axis, fill=(1, 1, 1))  # the plot's white background
+    for s, (name, colour) in enumerate(GROUPED_SERIES):  # legend: swatch, then name
+        x = 110 + 110 * s
+        if s == 0:  # hatched: filled in two halves, outlined in white
+            rect(x, 236, x + 5, 244, fill=colour)
+            rect(x + 5, 236, x + 10, 244, fill=colour)
+            rect(x, 236, x + 10, 244, stroke=(1, 1, 1))
+        else:
+            rect(x, 236, x + 10, 244, fill=colour)
+    for g, _group in enumerate(GROUPED_GROUPS):
+        for s, (_name, colour) in enumerate(GROUPED_SERIES):
+            x, top = 100 + 120 * g + 30 * s, axis - (GROUPED_VALUES[s][g] - 40) * 4
+            ops.append(f"q 80 {HEIGHT - axis} 380 {axis - 250} re W n")  # clipped at the axis
+            rect(x, top, x + 26, HEIGHT + 150, **({"stroke": (1, 1, 1)} if s == 0 else {"fill": colour}))
+            ops.append("Q")
+    page.insert_text((0, 0), " ")  # a content stream to append to
+    xref = page.get_contents()[-1]
+    doc.update_stream(xref, doc.xref_stream(xref) + ("\n" + "\n".join(ops) + "\n").encode())
+    for s, (name, _colour) in enumerate(GROUPED_SERIES):
+        page.insert_text((110 + 110 * s + 14, 244), name, fontsize=8)
+    for g, group in enumerate(GROUPED_GROUPS):
+        for s in range(len(GROUPED_SERIES)):
+            x, top = 100 + 120 * g + 30 * s, axis - (GROUPED_VALUES[s][g] - 40) * 4
+            text = str(GROUPED_VALUES[s][g])
+            page.insert_text((x + 13 - pymupdf.get_text_length(text, fontsize=7) / 2, top - 3), text, fontsize=7)
+        page.insert_text((100 + 120 * g + 43 - pymupdf.get_text_length(group, fontsize=8) / 2, axis + 12), group,
+                         fontsize=8)
+    line(page, 446, "(b) Accuracy of the three forecasting models on the harbour, canal and estuary crossings.", 9)
+    line(page, 470, "Figure 1: Accuracy of three models on three ports.")
+    paragraph(page, 500, GROUPED_RIVAL)
+    return save(doc, path, title="Forecasting models for harbour traffic")

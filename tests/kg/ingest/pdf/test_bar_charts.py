@@ -404,3 +404,79 @@ def test_bars_each_with_its_own_label_are_groups_of_one_and_a_label_no_group_too
     assert sorted(titled) == [("gpt-5 browsing", "Professional CTFs", "42%", ""),
                               ("gpt-5.1 browsing", "Professional CTFs", "41%", ""),
                               ("gpt-5.2 browsing", "Professional CTFs", "43%", "")]
+
+
+def test_a_hatched_series_a_white_plot_and_bars_past_the_page_foot_are_read(tmp_path):
+    """DeepSeek's chart style (Prover-V2's, Janus-Pro's, R1's Figure 1): bars drawn down past the page's
+    foot and clipped at the axis, a white plot background, the authors' own series hatched (outlined
+    bars around a pattern, a swatch filled in two halves and outlined), a panel caption of 80+
+    characters between chart and figure caption. Every bar is read, the hatched series' too."""
+    from pdf_maker import hatched_chart_report
+
+    parsed = read_pdf(hatched_chart_report(tmp_path / "hatched.pdf"), tmp_path / "assets", workers=1)
+    chart = next(i for i in parsed.images if i.label == "Figure 1")
+    expected = {(name, group, str(GROUPED_VALUES[s][g]), "")
+                for s, (name, _c) in enumerate(GROUPED_SERIES) for g, group in enumerate(GROUPED_GROUPS)}
+    assert {tuple(t) for t in json.loads(chart.bar_values)} == expected
+
+
+def test_outlines_are_boxes_of_their_colour_unless_a_fill_covers_them():
+    """An outline nothing fills is a box of its stroke colour; a white box outlined in a colour takes the
+    outline's (a hatched swatch on a white ground); the outline of a box filled in pieces is its edge."""
+    from kg.ingest.pdf.layout import filled_rects
+
+    def drawn(kind, rect, colour):
+        key = "fill" if kind == "f" else "color"
+        return {"type": kind, key: colour, "rect": rect, "items": [("re",)]}
+
+    hatched = filled_rects([drawn("s", (0, 0, 10, 50), BLUE)])
+    assert [(f.rect, f.rgb, f.outlined) for f in hatched] == [((0, 0, 10, 50), BLUE, True)]
+    swatch = filled_rects([drawn("f", (0, 0, 10, 4), (1, 1, 1)), drawn("s", (0, 0, 10, 4), BLUE)])
+    assert [f.rgb for f in swatch] == [BLUE]
+    halves = filled_rects([drawn("f", (0, 0, 5, 4), ORANGE), drawn("f", (5, 0, 10, 4), ORANGE),
+                           drawn("s", (0, 0, 10, 4), (1, 1, 1))])
+    assert sorted(f.rect for f in halves) == [(0, 0, 5, 4), (5, 0, 10, 4)] and {f.rgb for f in halves} == {ORANGE}
+    edged = filled_rects([drawn("f", (0, 0, 10, 50), ORANGE), drawn("s", (0, 0, 10, 50), (1, 1, 1))])
+    assert [f.rgb for f in edged] == [ORANGE]  # a coloured bar with a white edge keeps its colour
+
+
+def test_a_legend_name_that_lost_its_last_glyph_names_no_series():
+    """"PixArt-α" with its alpha drawn as a path reads "PixArt-": not the name a reader sees."""
+    bars, labels = _two_groups()
+    bars += [Fill((250, 95, 260, 200), BLUE), Fill((262, 110, 272, 200), ORANGE)]  # a third group
+    labels += [Line("70.2", 250, 85, 260, 93), Line("65.3", 262, 100, 272, 108), Line("ARC", 250, 204, 272, 212)]
+    whole = read_bars(labels + _legend(("PixArt-α", BLUE), ("Beta", ORANGE))[1], _legend(("a", BLUE), ("b", ORANGE))[0] + bars)
+    assert ("PixArt-α", "ARC", "70.2", "") in whole
+    fills, lines = _legend(("PixArt-", BLUE), ("Beta", ORANGE), ("Gamma", GREY))
+    read = read_bars(lines + labels, fills + bars)
+    assert {s for s, *_rest in read} == {"Beta"} and ("Beta", "ARC", "65.3", "") in read
+
+
+def test_a_stacked_chart_whose_numbers_stand_inside_its_segments_is_not_read():
+    """Win/tie/lose shares set end to end in each bar, numbers inside the segments (Step-DeepResearch's
+    Figure 10): the number just after a segment's end is the next segment's, so nothing is read."""
+    from kg.ingest.pdf.bar_charts import _stacked
+
+    fills, lines = _legend(("Win", BLUE), ("Tie", ORANGE), ("Lose", GREY))
+    for row, shares in enumerate(((30, 50, 20), (30, 50, 25), (30, 50, 15), (30, 50, 10))):
+        y, x = 60 + 20 * row, 80
+        for share, colour in zip(shares, (BLUE, ORANGE, GREY)):
+            fills.append(Fill((x, y, x + 2 * share, y + 12), colour))
+            lines.append(Line(str(share), x + 3, y + 2, x + 11, y + 10))  # set at the segment's start
+            x += 2 * share
+        lines.append(Line(f"vs Rival {row}", 20, y + 2, 76, y + 10))
+    assert _stacked([f for f in fills if f.rect[3] - f.rect[1] == 12])
+    assert read_bars(lines, fills) == []
+    fills, _lines = _two_groups()
+    touching = [Fill((60, 120, 70, 200), ORANGE) if f.rgb == ORANGE and f.rect[0] == 62 else f for f in fills]
+    assert not _stacked(touching)  # bars of a group side by side, of other lengths: no stack
+
+
+def test_one_value_out_of_many_boxes_is_no_chart_read():
+    """A diagram of coloured cells with numbers in them (DeepSeek-V3's pipeline schedule) may pair one
+    cell with one number: one value is no chart read."""
+    fills, lines = _legend(("Alpha", BLUE), ("Beta", ORANGE))
+    bars, labels = _two_groups()
+    lone = [ln for ln in labels if ln.text not in ("77.5", "84.2", "60.1")]  # only Alpha's 81.0 printed
+    assert read_bars(lines + lone, fills + bars) == []
+    assert len(read_bars(lines + labels, fills + bars)) == 4
