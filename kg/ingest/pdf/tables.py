@@ -27,13 +27,16 @@ def find_tables(page: pymupdf.Page, drawings: list[dict] | None = None) -> list[
     for table in found.tables:
         if table.row_count < 2 or table.col_count < 2:
             continue
-        caption, rows = printed_rows(table, words, page.number + 1, rules)
+        above = header_above(table, words)
+        caption, rows = printed_rows(table, words, page.number + 1, rules, above)
+        bbox = pymupdf.Rect(table.bbox) | pymupdf.Rect(above[0][0], above[0][1], above[-1][2], above[0][3]) \
+            if above else pymupdf.Rect(table.bbox)  # the header's words are the table's, not prose
         if len(rows) >= 2:
             markdown = _DOT_LEADERS_RE.sub("", rows_markdown(rows)).strip()
         else:  # no cell boxes to read: pymupdf's own text (it keeps "0.81" whole, not "Qwen1.5-7B")
             markdown = _DOT_LEADERS_RE.sub("", table.to_markdown()).strip()
         if markdown:
-            tables.append(RawTable(pymupdf.Rect(table.bbox), markdown, caption, doubt(rows)))
+            tables.append(RawTable(bbox, markdown, caption, doubt(rows)))
     return tables
 
 
@@ -63,16 +66,47 @@ def page_words(page: pymupdf.Page) -> list[tuple]:
     return words
 
 
-def printed_rows(table, words: list[tuple], page: int = 1, rules: Rules = ([], [])) -> tuple[RawBlock | None, list[list[str]]]:
+HEADER_REACH = 8.0  # points between a table's top and the column names printed just above it
+MAX_HEADER_WORDS = 5  # words over one column: more is a sentence, not a column's name
+
+
+def header_above(table, words: list[tuple]) -> list[tuple] | None:
+    """Cell boxes for the column names printed on the line just above a table whose ruled or shaded
+    body pymupdf found without them (an earnings release's "Q2 2026  Q1 2026  Q2 2025" over a
+    reconciliation: LPL's release lost every period name, its first row "Core G&A Reconciliation"
+    taken for the header). The line counts when every word stands over one of the table's columns,
+    two or more value columns get a short name, and pymupdf took no header row outside the body."""
+    if table.header.external:
+        return None
+    widest = max(table.rows, key=lambda r: sum(c is not None for c in r.cells), default=None)
+    if widest is None or any(c is None for c in widest.cells):
+        return None
+    top = table.bbox[1]
+    near = [w for w in words if top - HEADER_REACH - 14 <= w[1] and w[3] <= top + 1 and w[3] >= top - HEADER_REACH]
+    if not near:
+        return None
+    lowest = max(w[3] for w in near)
+    line = [w for w in near if abs(w[3] - lowest) <= 2]
+    columns = [[w for w in line if c[0] - 2 <= (w[0] + w[2]) / 2 <= c[2] + 2] for c in widest.cells]
+    named = [len(ws) for ws in columns[1:] if ws]
+    if sum(len(ws) for ws in columns) != len(line) or len(named) < 2 or max(named) > MAX_HEADER_WORDS:
+        return None
+    y0, y1 = min(w[1] for w in line), max(w[3] for w in line)
+    return [(c[0], y0, c[2], y1) for c in widest.cells]
+
+
+def printed_rows(table, words: list[tuple], page: int = 1, rules: Rules = ([], []),
+                 above: list[tuple] | None = None) -> tuple[RawBlock | None, list[list[str]]]:
     """The table's caption when pymupdf took it for its first row, and its rows (header first), each
     cell's text rebuilt from the page's words (kg.ingest.pdf.printed_table: printed rows and columns
     told apart, spanning headers spread).
 
     pymupdf's table text re-spaces characters by their gaps ("Qwen1 .5 -7B",
-    "LayerType"); the page's words keep the spaces the PDF prints.
+    "LayerType"); the page's words keep the spaces the PDF prints. `above`: the boxes of a header
+    row printed above the table's body (`header_above`).
     """
     header = table.header
-    boxes = [header.cells] if header.external else []
+    boxes = [header.cells] if header.external else ([above] if above else [])
     boxes += [row.cells for row in table.rows]
     if header.external and _caption_line(header.bbox, words):
         boxes = boxes[1:]

@@ -84,3 +84,38 @@ def test_a_caption_line_over_the_table_columns_is_the_caption_once(tmp_path):
     labelled = [b for b in parsed.blocks if b.label == "Table 1"]
     assert [b.kind for b in labelled] == ["table"]  # not also a caption block of its own
     assert labelled[0].text.startswith("Table 1: Bays surveyed in 2023.\n\n| Bay | Area (km2) | Depth (m) |")
+
+
+RECONCILIATION = [("Core reconciliation", "", "", ""), ("Total expense", "4,671,119", "4,453,850", "3,466,221"),
+                  ("Advisory and commission", "(3,507,164)", "(3,291,209)", "(2,483,165)"),
+                  ("Regulatory charges", "(8,158)", "(7,501)", "(7,267)"), ("Core G&A", "519,272", "532,049", "425,595")]
+
+
+def test_period_names_printed_just_above_a_shaded_table_are_its_header(tmp_path):
+    """An earnings release's reconciliation: rows shaded in turn, the periods "Q2 2026 Q1 2026 Q2 2025"
+    printed and underlined on the line above the shading, its first row a section title (LPL's Q2 2026
+    release: pymupdf finds the body without them). The
+    periods are the header, the section title a row, and the periods are no prose."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 80, "Below is a reconciliation of total expense to core G&A for the periods presented "
+                        "(in thousands):")
+    top, height, columns = 150, 18, (80, 300, 380, 460, 540)
+    for k, period in enumerate(("Q2 2026", "Q1 2026", "Q2 2025")):  # right-aligned, underlined, over each column
+        line(page, top - 4, period, 9, x=columns[k + 2] - 6 - pymupdf.get_text_length(period, fontsize=9))
+        page.draw_rect(pymupdf.Rect(columns[k + 1], top - 1, columns[k + 2], top), color=None, fill=(0, 0, 0))
+    for r, row in enumerate(RECONCILIATION):  # each cell a filled box, rows grey and white in turn
+        y = top + r * height
+        for x0, x1 in zip(columns, columns[1:]):
+            shade = (0.86, 0.86, 0.86) if r % 2 == 0 else (1, 1, 1)
+            page.draw_rect(pymupdf.Rect(x0, y, x1, y + height), color=None, fill=shade)
+        line(page, y + 13, row[0], 9, x=86)
+        for k, value in enumerate(row[1:]):
+            line(page, y + 13, value, 9, x=columns[k + 2] - 6 - pymupdf.get_text_length(value, fontsize=9))
+    paragraph(page, 300, "After the table. " + LOREM)
+    parsed = read_pdf(save(doc, tmp_path / "release.pdf"), tmp_path / "assets", workers=1)
+    [table] = [b for b in parsed.blocks if b.kind == "table"]
+    grid = json.loads(table.cells)
+    assert grid["header"][1:] == ["Q2 2026", "Q1 2026", "Q2 2025"]
+    assert ["Total expense", "4,671,119", "4,453,850", "3,466,221"] in grid["rows"]
+    assert not any("Q1 2026" in b.text for b in parsed.blocks if b.kind != "table")
