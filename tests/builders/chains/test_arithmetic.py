@@ -60,3 +60,20 @@ def test_an_amount_in_millions_that_rounds_a_cell_in_thousands_gives_its_row_awa
     assert printed_in_table(["1.6"], answer, index) == "1.6"  # "$1.6 billion": 1,603,451 thousand
     assert printed_in_table(["738"], answer, index) == ""  # a whole number: too loose a match
     assert printed_in_table(["812.4"], answer, index) == ""
+
+
+def test_a_change_printed_in_a_cell_and_a_difference_within_the_bridge_row_give_it_away():
+    """q48: MiniCPM4's Table 2 prints each value with its change ("42.76−0.15"); hop 0 found HellaSwag
+    by "a slight drop of 0.15" (printed in the cell) or by "a 0.6pp improvement over FineWeb-edu"
+    (42.76 against 42.17, two cells of the HellaSwag row). The table alone picks the row either way."""
+    from builders.chains.arithmetic import cell_numbers, printed_in_table, table_number_reason
+
+    table = ("| Metrics | FineWeb | FineWeb-edu | UltraFineWeb-en |\n|---|---|---|---|\n"
+             "| MMLU | 28.84 | 31.80+2.96 | 32.24+3.40 |\n| HellaSwag | 42.91 | 42.17−0.74 | 42.76−0.15 |\n"
+             "| PIQA | 73.29 | 72.14−1.15 | 73.67+0.38 |")
+    _cells, index = _index(table)
+    answer = _cell(index, "HellaSwag", "FineWeb")
+    assert cell_numbers("42.76−0.15") == [42.76, 0.15] and cell_numbers("n/a") == []
+    assert "computed from two cells" in table_number_reason(0, ["improvement", "0.6"], answer, index)
+    assert printed_in_table(["drop", "0.15"], answer, index) == "0.15"  # also 42.91 - 42.76: caught twice
+    assert table_number_reason(0, ["0.9"], answer, index) == ""  # no cell, no pair in the row gives 0.9
