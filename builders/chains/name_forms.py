@@ -49,6 +49,8 @@ def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str],
         return "pre-check: the table bridge is the row marked as the authors' own"
     if ordinary_word(bridge_name):
         return "pre-check: the table bridge is an ordinary word"
+    if role_label(row_label):
+        return "pre-check: the table bridge's row names a role, not a system"
     if other_rows and 2 * sum(name_like(o) != name_like(row_label) for o in other_rows) > len(other_rows):
         return "pre-check: the table bridge's row is of another form than the table's other rows"
     if other_rows and 2 * sum(bool(_VARIANT.match(o)) for o in other_rows) >= len(other_rows):
@@ -59,6 +61,24 @@ def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str],
         # total row is the bridge: the table's caption or header names the row without the hop.
         return "pre-check: the table's caption or header names the bridge's row"
     return ""
+
+
+# Words a results table names a row's role with, not a system: "Supervised Benchmark" is LSTM-CRF in
+# one table of a paper and a challenge's winner in the next (q49), so a row of that name in two tables
+# is no one thing to bridge by.
+ROLE_WORDS = frozenset("baseline baselines benchmark oracle upper lower bound supervised unsupervised "
+                       "semi-supervised weakly human humans random majority previous prior best winner "
+                       "sota state-of-the-art reference proposed ours".split())
+
+
+def role_label(label: str) -> bool:
+    """Whether every word of a row label is a role word or an everyday one, one at least a role word."""
+    printed = [_ENDS.sub("", w) for w in label.split() if any(ch.isalnum() for ch in w)]
+    if any(name_like(w) or (len(w) > 1 and w.isupper()) for w in printed):  # "BERT", "GPT-4", "AutoNER"
+        return False
+    words = [w.lower() for w in printed]
+    return any(w in ROLE_WORDS for w in words) and all(w in ROLE_WORDS or zipf(w) >= NAMES_NOTHING_ZIPF
+                                                       for w in words)
 
 
 _VARIANT = re.compile(r"^\s*(?:[+\-\u2013\u2212]|w/o?\b|with\b|without\b|no\b)", re.IGNORECASE)
