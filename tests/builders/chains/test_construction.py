@@ -350,16 +350,21 @@ def test_the_bridges_own_other_name_is_no_rival(view):
 
 def test_the_model_a_report_is_titled_after_is_guessed_among_its_own_variants():
     """q16: "the model that leads the OpenCompass leaderboard" in the report titled "Orion-14B: ..."
-    is Orion-14B whatever the hop says, though Orion-14B-Exam shares the title's name."""
+    is Orion-14B whatever the hop says, though Orion-14B-Exam shares the title's name; any of the
+    title's variants is guessed so (q46b)."""
     from builders.chains.source_guess import named_by_title
 
     titles = {"Orion-14B: Open-source Multilingual Large Language Models"}
     assert named_by_title("Orion-14B", ["GPT-4", "Yi-34B", "Orion-14B-Exam"], titles)
-    assert not named_by_title("Orion-14B-Exam", ["GPT-4", "Orion-14B"], titles)  # the title's model is a rival
     assert not named_by_title("Yi-34B", ["GPT-4", "Orion-14B"], titles)
     kimi = {"KIMI K1.5: SCALING REINFORCEMENT LEARNING WITH LLMS"}
-    assert not named_by_title("Kimi k1.5 short-CoT", ["Kimi k1.5 long-CoT", "GPT-4o"], kimi)  # two of its own
     assert named_by_title("Kimi k1.5 long-CoT", ["OpenAI o1", "QwQ-32B"], kimi)
+    # q46b: among the title's own variants the paper's words pick one too ("the distilled prover" is the
+    # 7B, "the resulting model" that sets a new state of the art the 671B): each is guessed.
+    prover = {"DeepSeek-Prover-V2: Advancing Formal Mathematical Reasoning via Reinforcement Learning"}
+    assert named_by_title("DeepSeek-Prover-V2-7B", ["DeepSeek-Prover-V2-671B", "STP 7B"], prover)
+    assert named_by_title("Orion-14B-Exam", ["GPT-4", "Orion-14B"], titles)
+    assert not named_by_title("STP 7B", ["DeepSeek-Prover-V2-7B", "Geodel-Prover 7B"], prover)
 
 
 def test_a_table_row_of_another_form_than_the_others_is_no_bridge():
