@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 
 from builders.chains.arithmetic import table_number_reason
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, title_stems, word_stems
+from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, spells_out, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
 from builders.chains.fork_walk import fork_bridge
@@ -146,7 +146,8 @@ class ChainConstruction:
             c.reason = c.reason or self._hop_reason(i, c)
             if not c.reason and i == len(cand.hops) - 1 and cand.table_cell:
                 c.reason = table_number_reason(i - 1, own, cand.table_cell, self._cells_of(cand.table_cell))
-            if not c.reason and defines(statement, self.names(incoming)):
+            named = self.names(incoming)
+            if not c.reason and (defines(statement, named) or spells_out(statement, named)):
                 c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             if not c.reason and shared and not own:
                 c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is worded in a later hop too"

@@ -152,6 +152,27 @@ def defines(statement: str, names: list[str]) -> bool:
     return span is not None and bool(_DEFINES.match(statement[span[1]:]))
 
 
+def spells_out(statement: str, names: list[str]) -> bool:
+    """Whether the fact writes out a short name of the bridge part by part: "Stack-LSTM" for "S-LSTM"
+    (q47: "the model the authors refer to by an abbreviation of Stack-LSTM" is the S-LSTM row of
+    the next table, whatever else the hop says). Each hyphened part of the name is the written word's
+    part or its initial, one part at least an initial."""
+    words = re.findall(r"[\w]+(?:-[\w]+)+", statement or "")
+    for name in names:
+        parts = name.split("-")
+        if len(parts) < 2:
+            continue
+        for word in words:
+            written = word.split("-")
+            if len(written) != len(parts) or word.casefold() == name.casefold():
+                continue
+            pairs = list(zip(parts, written))
+            initial = [len(p) <= 2 and w.casefold().startswith(p.casefold()) and len(w) > len(p) for p, w in pairs]
+            if any(initial) and all(i or p.casefold() == w.casefold() for i, (p, w) in zip(initial, pairs)):
+                return True
+    return False
+
+
 def picking_words(text: str, bridge_names: list[str], rival_names: list[str]) -> set[str] | None:
     """Stems by which a last hop in prose picks its bridge out among the rivals it also states the
     relation for: the words of its sentences naming the bridge, less those its sentences naming a

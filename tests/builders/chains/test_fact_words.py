@@ -157,3 +157,14 @@ def test_a_comparison_that_points_at_its_columns_extreme_is_found():
     assert extreme("71.5", ["83.3", "77.0", "81.4", "80.1"]) and extreme("98.7", ["95.2", "87.3"])
     assert not extreme("80.1", ["83.3", "77.0", "81.4"])  # in between: the comparison picks no bar
     assert not extreme("71.5", ["83.3"]) and not extreme("n/a", ["1", "2"])  # too few rivals; no number
+
+
+def test_a_fact_that_writes_out_the_bridges_short_name_says_what_it_is():
+    """q47: "the model the authors, for simplicity, refer to by an abbreviation of Stack-LSTM" is the
+    "S-LSTM" row of the next table whatever else the hop says: the hop writes the name out."""
+    from builders.chains.fact_words import spells_out
+
+    assert spells_out("for simplicity, we refer to this model as the Stack-LSTM", ["S-LSTM"])
+    assert not spells_out("the Stack-LSTM of Dyer et al. (2015)", ["LSTM-CRF"])  # another name
+    assert not spells_out("GPT-4 scores 86.4 on MMLU", ["GPT-4"])  # the name itself, not written out
+    assert not spells_out("a Bi-LSTM layer", ["BiLSTM"])  # one part: no initials to read
