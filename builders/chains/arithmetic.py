@@ -78,17 +78,23 @@ def computed_number(words: list[str], cell: TableCell | None, index: TableIndex 
     return ""
 
 
-def printed_in_table(words: list[str], cell: TableCell | None, index: TableIndex | None) -> str:
+_PRINTED_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def printed_in_table(words: list[str], cell: TableCell | None, index: TableIndex | None, table_text: str = "") -> str:
     """The first of `words` (a fact's describing words) that the answering table prints as a cell
     value ("" when none does). q43: "the model whose level was reached once RL lifted AIME pass@1 from
     15.6% to 71.0%": the answering table prints 71.0 for DeepSeek-R1-Zero, beside o1-0912's 74.4, and
     the reader took the row next to it without the hop. A table pair never identifies its row so
     (table_pairs: a value the other table lacks); a prose fact may not either. A whole number under 10
-    or a year is too common a cell to mean anything."""
+    or a year is too common a cell to mean anything. `table_text`: the answering hop's text, whose
+    every number counts, a column the index leaves out too (q50: MiniCPM-SALA's own column printed
+    the 78.33 on AIME25 that identified AIME24 "beside" it)."""
     if cell is None or index is None:
         return ""
     printed = {v for (table, _row), cells in index.cells.items() if table == cell.table_id
                for c in cells for v in cell_numbers(c.value)}
+    printed |= {v for m in _PRINTED_NUMBER.findall(table_text) if (v := number(m)) is not None}
     for word in words:
         value = number(word)
         if value is None or ("." not in word and (abs(value) < 10 or 1900 <= value <= 2100)):
@@ -106,10 +112,11 @@ def _rounded_from_scale(value: float, decimals: int, printed: set[float]) -> boo
                                  for v in printed for scale in (1e3, 1e6) if abs(v) >= scale)
 
 
-def table_number_reason(hop: int, words: list[str], cell: TableCell, index: TableIndex | None) -> str:
+def table_number_reason(hop: int, words: list[str], cell: TableCell, index: TableIndex | None,
+                        table_text: str = "") -> str:
     """Why hop `hop`'s describing words give the answering table's row away by a number ("" if not)."""
     if n := computed_number(words, cell, index):
         return f"pre-check: hop {hop}'s {n} is computed from two cells of the answering table"
-    if n := printed_in_table(words, cell, index):
+    if n := printed_in_table(words, cell, index, table_text):
         return f"pre-check: hop {hop}'s {n} is printed in the answering table too"
     return ""

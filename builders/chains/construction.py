@@ -145,7 +145,7 @@ class ChainConstruction:
             c.avoid_words.append(shared)
             c.reason = c.reason or self._hop_reason(i, c)
             if not c.reason and i == len(cand.hops) - 1 and cand.table_cell:
-                c.reason = table_number_reason(i - 1, own, cand.table_cell, self._cells_of(cand.table_cell))
+                c.reason = table_number_reason(i - 1, own, cand.table_cell, self._cells_of(cand.table_cell), self.view.nodes[cand.hops[i].node_id].text)
             named = self.names(incoming)
             if not c.reason and (defines(statement, named) or spells_out(statement, named)):
                 c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"

@@ -77,3 +77,15 @@ def test_a_change_printed_in_a_cell_and_a_difference_within_the_bridge_row_give_
     assert "computed from two cells" in table_number_reason(0, ["improvement", "0.6"], answer, index)
     assert printed_in_table(["drop", "0.15"], answer, index) == "0.15"  # also 42.91 - 42.76: caught twice
     assert table_number_reason(0, ["0.9"], answer, index) == ""  # no cell, no pair in the row gives 0.9
+
+
+def test_a_number_printed_in_a_column_the_index_leaves_out_still_gives_the_row_away():
+    """q50: "83.75 on AIME24 and 78.33 on AIME25" identified AIME24 beside the 78.33 that MiniCPM-SALA's
+    own column prints, a column the table index leaves out: every number the answering text prints
+    counts."""
+    from builders.chains.arithmetic import printed_in_table
+
+    _cells, index = _index(RESULTS)
+    answer = _cell(index, "GAIN-BERTbase", "Test F1")
+    assert printed_in_table(["78.33"], answer, index) == ""
+    assert printed_in_table(["78.33"], answer, index, RESULTS + "\\n| AIME25 | 78.33 |") == "78.33"
