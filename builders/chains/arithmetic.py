@@ -120,3 +120,17 @@ def table_number_reason(hop: int, words: list[str], cell: TableCell, index: Tabl
     if n := printed_in_table(words, cell, index, table_text):
         return f"pre-check: hop {hop}'s {n} is printed in the answering table too"
     return ""
+
+
+_CORE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def states_value(text: str, value: str) -> bool:
+    """Whether `text` prints the number of a table cell's `value` ("5.4 x" in "the net leverage ratio
+    was 5.4x", q51): an earlier hop that states the answer leaves the answering table unneeded. A
+    whole number under 100 is too common to count."""
+    core = _CORE.search(value or "")
+    if core is None or ("." not in core.group() and (number(core.group()) or 0) < 100):
+        return False
+    return re.search(r"(?<![\d.,])" + re.escape(core.group()) + r"(?![\d]|[.,]\d)", text or "") is not None
+

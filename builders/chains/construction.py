@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from builders.chains.arithmetic import table_number_reason
+from builders.chains.arithmetic import states_value, table_number_reason
 from builders.chains.bridges import NAME_LABELS
 from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, spells_out, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
@@ -360,13 +360,13 @@ class ChainConstruction:
         return ""
 
     def _answer_earlier(self, cand: Candidate) -> str:
-        answer = cand.answer_entity
-        if not answer:
-            return ""
-        names = self.names(answer)
+        answer, cell = cand.answer_entity, cand.table_cell  # a table's answer: its cell's number (q51)
+        names = self.names(answer) if answer else []
         for h in cand.hops[:-1]:
             text = self.view.nodes[h.node_id].text
-            if answer in self.view.mentions.get(h.node_id, ()) or strip_names(text, names) != " ".join(text.split()):
+            if (answer and (answer in self.view.mentions.get(h.node_id, ()) or strip_names(text, names) != " ".join(
+                    text.split()))) or (cell is not None and self.view.nodes[h.node_id].kind == "text"
+                                        and states_value(text, cell.value)):  # prose that states it, not a table
                 return "pre-check: the answer is named by an earlier hop"
         return ""
 

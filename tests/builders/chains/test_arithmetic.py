@@ -89,3 +89,14 @@ def test_a_number_printed_in_a_column_the_index_leaves_out_still_gives_the_row_a
     answer = _cell(index, "GAIN-BERTbase", "Test F1")
     assert printed_in_table(["78.33"], answer, index) == ""
     assert printed_in_table(["78.33"], answer, index, RESULTS + "\\n| AIME25 | 78.33 |") == "78.33"
+
+
+def test_an_earlier_hop_that_prints_the_answer_cell_leaves_the_table_unneeded():
+    """q51: "the net leverage ratio was 5.4x, reflecting a 1.3x reduction" identified the row whose
+    cell answered "5.4 x": the first hop states the answer."""
+    from builders.chains.arithmetic import states_value
+
+    text = "At quarter end, the Company's net leverage ratio was 5.4x, reflecting a 1.3x reduction."
+    assert states_value(text, "5.4 x") and states_value("sales of $1,203.5 million", "1,203.5")
+    assert not states_value(text, "15.4 x") and not states_value(text, "5.42")
+    assert not states_value("in 12 markets", "12")  # a small whole number is too common to count
