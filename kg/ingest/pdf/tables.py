@@ -114,7 +114,40 @@ def printed_rows(table, words: list[tuple], page: int = 1, rules: Rules = ([], [
     if caption is not None:
         boxes = boxes[1:]
     rows = printed_grid(boxes, words, rules) if boxes else []
-    return caption, [row for row in rows if any(row)]
+    return caption, join_wrapped_labels([row for row in rows if any(row)])
+
+
+# A row label broken over two printed lines that the table's rules or shading set as two rows: the
+# first line ends with a word that cannot end a label, or the next opens with a lower-case word.
+_LABEL_CONTINUES = frozenset("and or of for from to in on by with the a an".split())
+
+
+def join_wrapped_labels(rows: list[list[str]]) -> list[list[str]]:
+    """Rows (header first) with each row label broken over two rows joined into the row holding its values.
+
+    Earnings releases set every printed line of a cash-flow statement as its own ruled or shaded row:
+    "Repayment of long-term debt" over "and lease obligations | (74,494) | ...". Joined, the row is
+    "Repayment of long-term debt and lease obligations", as a reader reads it. A label-only row ending
+    with ":" heads a section ("Operating activities:"); a row whose label opens with a capital or
+    a symbol ("w/o CRF") is a row of its own."""
+    out = [list(r) for r in rows[:1]]
+    for row in (list(r) for r in rows[1:]):
+        above = out[-1] if len(out) > 1 else None
+        if above is not None and row and row[0] and _continues(above, row[0]):
+            row[0] = f"{above[0]}{row[0]}" if above[0].endswith("-") else f"{above[0]} {row[0]}"
+            out.pop()
+        out.append(row)
+    return out
+
+
+def _continues(above: list[str], label: str) -> bool:
+    """Whether `label` goes on from the label of `above`, a row holding nothing but its label."""
+    first = above[0].strip() if above else ""
+    if not first or first.endswith(":") or any(c.strip() for c in above[1:]):
+        return False
+    opening = label.split()[0].rstrip(",;")
+    closing = first.split()[-1].lower()
+    return (opening.isalpha() and opening.islower()) or closing in _LABEL_CONTINUES or first.endswith(("-", ",", "("))
 
 
 def _caption_line(box, words: list[tuple]) -> bool:

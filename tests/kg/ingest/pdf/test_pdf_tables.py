@@ -8,6 +8,7 @@ import json
 import pymupdf
 
 from kg.ingest.pdf import parse_pages, read_pdf
+from kg.ingest.pdf.tables import join_wrapped_labels
 from pdf_maker import HEIGHT, LOREM, WIDTH, line, paragraph, save
 
 ROWS = [("Bay", "Area (km2)", "Depth (m)"), ("North Bay", "1,200", "14"), ("East Bay", "860", "9"),
@@ -119,3 +120,34 @@ def test_period_names_printed_just_above_a_shaded_table_are_its_header(tmp_path)
     assert grid["header"][1:] == ["Q2 2026", "Q1 2026", "Q2 2025"]
     assert ["Total expense", "4,671,119", "4,453,850", "3,466,221"] in grid["rows"]
     assert not any("Q1 2026" in b.text for b in parsed.blocks if b.kind != "table")
+
+
+CASH_FLOWS = [("(in thousands)", "Q2 2026", "Q2 2025"), ("Operating activities:", "", ""),
+              ("Net loss", "(33,248)", "(77,078)"), ("Depreciation and", "", ""),
+              ("amortization expense", "27,008", "35,782"), ("Issuance of common stock under", "", ""),
+              ("shareholders, net of loans", "", ""), ("issued", "132", "262"),
+              ("Repayment of long-term debt", "", ""), ("and lease obligations", "(74,494)", "(370,272)")]
+
+
+def test_a_row_label_printed_over_two_ruled_rows_is_one_label_on_the_row_of_its_values(tmp_path):
+    """A cash-flow statement (Krispy Kreme's Q2 2026 release) rules every printed line as a row, so a
+    label broken over two or three lines came out as label-only rows over a row "and lease obligations"
+    holding the values. The label is whole on its values' row; a section title ending in ":" stays a row."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 80, "Cash flows for the quarter are set out below. " + LOREM)
+    ruled_table(page, 160, CASH_FLOWS, left=80, widths=(200, 100, 100))
+    paragraph(page, 420, "After the table. " + LOREM)
+    parsed = read_pdf(save(doc, tmp_path / "cash.pdf"), tmp_path / "assets", workers=1)
+    [table] = [b for b in parsed.blocks if b.kind == "table"]
+    rows = json.loads(table.cells)["rows"]
+    assert ["Depreciation and amortization expense", "27,008", "35,782"] in rows
+    assert ["Repayment of long-term debt and lease obligations", "(74,494)", "(370,272)"] in rows
+    assert ["Issuance of common stock under shareholders, net of loans issued", "132", "262"] in rows
+    assert rows[0][0] == "Operating activities:" and not any(r[0] == "and lease obligations" for r in rows)
+
+
+def test_a_label_only_row_over_a_row_of_its_own_is_not_joined():
+    """A group's title over rows that name themselves ("w/o CRF", "BiLSTM"): nothing is joined."""
+    rows = [["Model", "F1"], ["Ablations", ""], ["w/o CRF", "88.1"], ["Baselines", ""], ["BiLSTM", "87.0"]]
+    assert join_wrapped_labels(rows) == rows
