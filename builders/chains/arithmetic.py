@@ -134,3 +134,28 @@ def states_value(text: str, value: str) -> bool:
         return False
     return re.search(r"(?<![\d.,])" + re.escape(core.group()) + r"(?![\d]|[.,]\d)", text or "") is not None
 
+
+
+def derives_value(text: str, names: list[str], value: str) -> bool:
+    """Whether the lines of `text` that name the bridge (`names`: a table's row, a prose sentence)
+    print two numbers whose change gives `value`: a percentage that is their relative change, or a
+    decimal that is their difference, to `value`'s printed precision. q47b: the reconciliation's row
+    "Depreciation and amortization | 109,805 | ... | 96,231" gives the income statement's "14%"
+    change, so the statement that printed it was not needed. Only the bridge's own lines count: a
+    whole table's numbers would match a rounded percentage by chance."""
+    target, decimals = number(value or ""), _decimals(value or "")
+    if target is None or target == 0 or ("%" not in value and not decimals):
+        return False
+    lines = [ln for ln in (text or "").replace(". ", ".\n").splitlines()
+             if any(n and n.casefold() in ln.casefold() for n in names)]
+    numbers = [v for ln in lines for m in _PRINTED_NUMBER.findall(ln)
+               if (v := number(m)) is not None and not (1900 <= v <= 2100 and "." not in m and "," not in m)]
+    half = 0.5 * 10 ** -decimals + 1e-9
+    for i, a in enumerate(numbers):
+        for b in numbers[i + 1:]:
+            if "%" in value and any(old and abs(abs(new - old) / abs(old) * 100 - abs(target)) <= half
+                                    for old, new in ((a, b), (b, a))):
+                return True
+            if "%" not in value and abs(abs(a - b) - abs(target)) <= half:
+                return True
+    return False

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from builders.chains.arithmetic import states_value, table_number_reason
+from builders.chains.arithmetic import derives_value, states_value, table_number_reason
 from builders.chains.bridges import NAME_LABELS
 from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, spells_out, title_stems, word_stems
 from builders.chains.source_guess import SourceGuess
@@ -96,9 +96,8 @@ class ChainConstruction:
 
     def _cells_of(self, cell: TableCell) -> TableIndex | None:
         """The index a cell's rows and rivals come from: its figure's, or the tables'."""
-        if self.figures is not None and (cell.table_id, cell.row) in self.figures.cells:
-            return self.figures
-        return self.columns if cell.across and self.columns is not None else self.tables
+        figure = self.figures is not None and (cell.table_id, cell.row) in self.figures.cells
+        return self.figures if figure else self.columns if cell.across and self.columns is not None else self.tables
 
     def names(self, ent: str) -> list[str]:
         return self.statements.names(ent) if ent else []
@@ -368,6 +367,8 @@ class ChainConstruction:
                     text.split()))) or (cell is not None and self.view.nodes[h.node_id].kind == "text"
                                         and states_value(text, cell.value)):  # prose that states it, not a table
                 return "pre-check: the answer is named by an earlier hop"
+            if derives_value(text, self.names(h.bridge), cell.value if cell else names[0] if names else ""):
+                return "pre-check: the answer is computed from an earlier hop's numbers for the bridge"
         return ""
 
     def _generic(self, bridges: list[str]) -> str:

@@ -89,6 +89,18 @@ def _spells_out(name: str, title: str) -> bool:
     return False
 
 
+# A citation: "Zeng et al. 2015", "(Phan et al., 2025)", "Smith and Jones (2019)", or a bare "(Zeiler 2012)"
+# right after a bracket or a semicolon. Its authors and year name the work, so the cited thing to a
+# practitioner (q52: "the model by Zeng et al. 2015" is PCNNs+MIL): no words to describe a bridge by.
+_CITATION = re.compile(r"[A-Z][\w'’´-]+(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][\w'’´-]+),?\s+\(?(?:19|20)\d\d[a-z]?\b"
+                       r"|(?<=[(;]\s)[A-Z][\w'’´-]+,?\s+(?:19|20)\d\d[a-z]?\b|(?<=[(;])[A-Z][\w'’´-]+,?\s+(?:19|20)\d\d[a-z]?\b")
+
+
+def cited_words(fact: str) -> set[str]:
+    """Stems of the words and years of the fact's citations."""
+    return {_stem(w) for match in _CITATION.finditer(fact) for w in _TOKEN.findall(match.group())}
+
+
 def fact_words(fact: str, later: set[str], candidates: list[str],
                titles: set[str] = frozenset(), answer: str = "") -> tuple[list[str], list[str]]:
     """The fact's content words (and numbers) that no later hop's evidence holds, and those to
@@ -102,7 +114,7 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     telling = set().union(*named[1:]) - set.intersection(*named) if len(named) > 1 else set()
     words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
                           and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
-    avoid = later | set().union(*named) if named else later
+    avoid = (later | set().union(*named) if named else later) | cited_words(fact)
     avoid = avoid | {w for w in words if _rounded_in(w, later)}  # "74.5" of a table's "74.54" (q22)
     # A word that is part of a candidate's name ("code-qwen" of "CODE-QWEN-CHAT") spells the bridge out;
     # one of the answer's ("layer" of LayerNorm) points at it.

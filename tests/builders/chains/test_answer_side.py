@@ -204,3 +204,53 @@ def test_the_writer_is_told_only_of_rivals_its_evidence_window_shows(view):
     assert hops[1]["other_answers_in_this_hop"] == ["Baltic Explorer"]
     figures["answer_rival_names"] = ["Gulf Star"]
     assert "other_answers_in_this_hop" not in json.loads(hops_payload(view, cand))[1]
+
+
+def test_an_answer_computed_from_the_earlier_hops_numbers_for_the_bridge_is_refused(view):
+    """q47b: the reconciliation's row gave Depreciation and amortization as 109,805 and 96,231, so the
+    income statement's "14%" change (the answer) was worked out without the statement. A hop whose
+    numbers for the bridge give the answer by their change leaves the answering table unneeded."""
+    from builders.chains.arithmetic import derives_value
+
+    add_table(view, "gulfs", [("Gulf of Riga", "14%"), ("Gulf of Bothnia", "-3%"), ("Gulf of Finland", "9%")],
+              column="Catch change")
+    add_chunk(view, "c16", "Herring catches in the Gulf of Riga rose from 96,231 tonnes in 2025 to 109,805 "
+                           "tonnes in 2026, the Nordic Ocean Council reports from Pernau.", doc="d1")
+    computed = table_check(view)(cell_chain("c16", "gulfs", "14%", 0))
+    assert computed.reason == "pre-check: the answer is computed from an earlier hop's numbers for the bridge"
+    add_chunk(view, "c17", "Herring spawn in the Gulf of Riga, whose catches the Nordic Ocean Council "
+                           "counts from Pernau.", doc="d1")
+    assert "computed from an earlier hop" not in table_check(view)(cell_chain("c17", "gulfs", "14%", 0)).reason
+    # A table's row: only the bridge's own line counts, not another row's numbers.
+    rows = "| Item | Q2 2026 | Q2 2025 |\n| Depreciation | 109,805 | 96,231 |\n| Interest | 52,110 | 47,000 |"
+    assert derives_value(rows, ["Depreciation"], "14%") and not derives_value(rows, ["Interest"], "14%")
+    assert derives_value(rows, ["Interest"], "10.9%") and not derives_value(rows, ["Depreciation"], "14.2%")
+
+
+def model_chain(first: str, value: str) -> Candidate:
+    from builders.chains.tables import TableCell
+
+    cell = TableCell("models", "S-LSTM", "F1", value, "", 0, 1).to_meta()
+    return Candidate("text_chain", [Hop(first, "Chunk", "s-lstm", "entity"), Hop("models", "Chunk")],
+                     [(0, 1), (1, 2)], "", {"table_cell": cell})
+
+
+def test_a_hop_that_writes_its_bridges_short_name_out_is_refused(view):
+    """q47: "the model the authors refer to by an abbreviation of Stack-LSTM" is the S-LSTM row, whatever
+    else the hop says: a practitioner maps the written-out name to the short one."""
+    add_table(view, "models", [("S-LSTM", "90.3"), ("B-LSTM", "89.1"), ("C-CRF", "88.0")], column="F1")
+    add_chunk(view, "c18", "The S-LSTM, our Stack-LSTM, pushes each word onto a stack as the parser "
+                           "reads from left to right.", doc="d1")
+    add_chunk(view, "c19", "The S-LSTM pushes each word onto a stack as the parser reads from left to right.", doc="d1")
+    spelled, plain = table_check(view)(model_chain("c18", "90.3")), table_check(view)(model_chain("c19", "90.3"))
+    assert spelled.reason == "pre-check: hop 0 says what its bridge is (a practitioner maps that to the name)"
+    assert "says what its bridge is" not in plain.reason
+
+
+def test_a_number_the_answering_table_prints_outside_its_indexed_cells_gives_the_row_away(view):
+    """q50: the hop identified its row by 78.33, printed in the answering table's own column that the
+    index leaves out (a column headed by nothing readable). Every number of the answering hop counts."""
+    add_table(view, "models", [("S-LSTM", "90.3"), ("B-LSTM", "89.1"), ("C-CRF", "88.0")], column="F1")
+    view.nodes["models"].text += "\n\n| ours | 78.33 |"  # a row the index does not read as a cell
+    add_chunk(view, "c20", "The S-LSTM pushes each word onto a stack and reaches 78.33 on the dev set.", doc="d1")
+    assert table_check(view)(model_chain("c20", "90.3")).reason == "pre-check: hop 0's 78.33 is printed in the answering table too"

@@ -168,3 +168,14 @@ def test_a_fact_that_writes_out_the_bridges_short_name_says_what_it_is():
     assert not spells_out("the Stack-LSTM of Dyer et al. (2015)", ["LSTM-CRF"])  # another name
     assert not spells_out("GPT-4 scores 86.4 on MMLU", ["GPT-4"])  # the name itself, not written out
     assert not spells_out("a Bi-LSTM layer", ["BiLSTM"])  # one part: no initials to read
+
+
+def test_a_citations_authors_and_year_are_no_description_of_the_bridge():
+    """q52: "the model by Zeng et al. 2015" and "the benchmark of Phan et al., 2025" name the cited
+    work, and so the bridge, to any practitioner: the strict reviewer took both hops for unneeded."""
+    own, avoid = fact_words("We enforce the constraint on the objective function of PCNNs+MIL (Zeng et al. 2015), "
+                            "trained with ADADELTA (Zeiler 2012).", set(), ["PCNNs+MIL", "APCNNs"])
+    assert {"constraint", "objective"} <= set(own)
+    assert {"zeng", "2015", "zeiler", "2012"} <= set(avoid) and not {"zeng", "2015", "zeiler"} & set(own)
+    own, _ = fact_words("In 2015 the survey covered Smith Island and the Gulf.", set(), ["Smith Island"])
+    assert "2015" in own  # a year that is no citation's is a fact
