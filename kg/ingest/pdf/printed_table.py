@@ -322,8 +322,12 @@ def _split_row(row: list[Cell]) -> list[list[Cell]]:
     filled = [{column_of[id(w)] for w in band} for band in bands]
     most = max(len(f) for f in filled)
     full = [k for k, f in enumerate(filled) if len(f) >= 2 and len(f) >= 0.5 * most]
-    # Printed rows hold values; lines of prose in several columns are one row of multi-line cells.
+    # Printed rows hold values; lines of prose in several columns are one row of multi-line cells. So
+    # are column names set on two lines ("Gemini 2.5" over "Pro (06-05)", "Claude" over "4 Opus"):
+    # no row label, and numbers in few of their cells.
     if len(full) < 2 or not all(any(_is_number(w[4]) for w in bands[k]) for k in full):
+        return [row]
+    if not any(j == 0 for j, _w in words) and not all(_mostly_values(bands[k], column_of) for k in full):
         return [row]
 
     def middle(k: int) -> float:
@@ -335,6 +339,14 @@ def _split_row(row: list[Cell]) -> list[list[Cell]]:
         mine = {id(w) for k, band in enumerate(bands) if owner[k] == f for w in band}
         rows.append([None if cell is None else [w for w in cell if id(w) in mine] for cell in row])
     return rows
+
+
+def _mostly_values(band: list[Word], column_of: dict[int, int]) -> bool:
+    """Whether half or more of the value columns a printed line fills (the first column aside) hold a
+    number or a dash (no value)."""
+    filled = {column_of[id(w)] for w in band if column_of[id(w)] > 0}
+    numeric = {column_of[id(w)] for w in band if column_of[id(w)] > 0 and (_is_number(w[4]) or w[4] in "-–—")}
+    return bool(numeric) and len(numeric) >= 0.5 * len(filled)
 
 
 def _merge_header_rows(rows: list[list[str | None]]) -> list[list[str]]:

@@ -127,18 +127,24 @@ def rejoin_broken_words(texts: list[str], broken: dict[str, int]) -> list[str]:
     return [_HYPHENATED.sub(mend, text) for text in texts]
 
 
+def _has_digit(line: str) -> bool:
+    """Whether the line's first word holds a digit ("v1.5", "4", "o3"): a name's part, no hyphenated word's."""
+    return any(c.isdigit() for c in line.split()[0]) if line.split() else False
+
+
 def join_lines(lines: list[str]) -> str:
     """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation"). A hyphen before a
-    capital or a digit is kept, no space: a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4"), or a word TeX
-    broke there ("Sci-\\nBERT"), which rejoin_broken_words mends from the rest of the document."""
+    capital or a word holding a digit is kept, no space: a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4",
+    "Thinking-\\nv1.5"), or a word TeX broke there ("Sci-\\nBERT"), which rejoin_broken_words mends from
+    the rest of the document."""
     out = ""
     for line in lines:
         line = line.strip()
         if not out:
             out = line
-        elif out.endswith("-") and line[:1].islower() and out[-2:-1].isalpha():
+        elif out.endswith("-") and line[:1].islower() and out[-2:-1].isalpha() and not _has_digit(line):
             out = out[:-1] + line
-        elif out.endswith("-") and (line[:1].isupper() or line[:1].isdigit()) and out[-2:-1].isalnum():
+        elif out.endswith("-") and (line[:1].isupper() or _has_digit(line)) and out[-2:-1].isalnum():
             out += line
         else:
             out = f"{out} {line}"

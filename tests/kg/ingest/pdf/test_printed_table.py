@@ -239,3 +239,31 @@ def test_a_section_label_row_stays_one_cell_and_out_of_the_header(tmp_path):
              *([(a, y - 10, b, y + 2) for a, b in columns] for y in (128, 140))]
     assert printed_grid(boxes, words) == [["Model", "MMLU", "GSM8K"], ["Open-source models", "", ""],
                                           ["ChatGLM2", "45.5", "28.8"], ["QWEN-7B", "55.8", "50.3"]]
+
+
+def test_model_names_set_on_two_or_three_lines_over_their_columns_stay_whole(tmp_path):
+    """MiniMax-M1's Table 2 sets each model's name on two or three lines in one header row ("Gemini 2.5"
+    over "Pro (06-05)", "Claude" over "4 Opus", "Seed-" over "Thinking-" over "v1.5"). The "2.5" and the
+    "4" made each line look like a printed row of values: the columns were named "Claude" and "Seed-",
+    and "4 Opus" became a row. Lines whose value columns mostly hold no number are one row of names."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    names = {200: ["Gemini 2.5", "Pro (06-05)"], 260: ["Claude", "4 Opus"], 320: ["Seed-", "Thinking-", "v1.5"]}
+    centred(page, 84, "Closed-Weights Models", 260)
+    for centre, parts in names.items():
+        for k, part in enumerate(parts):
+            centred(page, 100 + 11 * k, part, centre)
+    for y, values in ((140, ("92.0", "76.0", "86.7")), (154, ("88.0", "75.5", "74.0"))):
+        line(page, y, "AIME", 9, x=80)
+        for value, centre in zip(values, names):
+            centred(page, y, value, centre)
+    save(doc, tmp_path / "m.pdf")
+    with pymupdf.open(tmp_path / "m.pdf") as doc:
+        words = doc[0].get_text("words")
+    columns = ((75, 170), (170, 230), (230, 290), (290, 350))
+    boxes = [[(75, 74, 170, 88), (170, 74, 350, 88), None, None], [(a, 90, b, 126) for a, b in columns]]
+    boxes += [[(a, y - 10, b, y + 2) for a, b in columns] for y in (140, 154)]
+    rows = printed_grid(boxes, words)
+    assert rows[0] == ["", *(f"Closed-Weights Models {n}" for n in ("Gemini 2.5 Pro (06-05)", "Claude 4 Opus",
+                                                                      "Seed-Thinking-v1.5"))]
+    assert rows[1] == ["AIME", "92.0", "76.0", "86.7"] and len(rows) == 3
