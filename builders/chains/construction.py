@@ -36,13 +36,13 @@ figures stay on the candidate (meta["construction"]) and the Chain node, for com
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-
 from builders.chains.arithmetic import derives_value, states_value, table_number_reason
 from builders.chains.bridges import NAME_LABELS
-from builders.chains.fact_words import compares, defines, extreme, fact_words, picking_words, spells_out, title_stems, word_stems
+from builders.chains.fact_words import (compares, defines, extreme, fact_words, picking_words, rival_words, spells_out,
+                                        title_stems, word_stems)
 from builders.chains.source_guess import SourceGuess
 from builders.chains.candidate import Candidate
+from builders.chains.construction_record import Construction
 from builders.chains.fork_walk import fork_bridge
 from builders.chains.name_forms import head as _head, list_length, nested as _nested, qualified_twin, table_bridge_reason
 from builders.chains.shortcuts import CorpusIndex, strip_names
@@ -57,27 +57,6 @@ MAX_RIVALS = 1  # other entities of the bridge's kind in the sentence that ident
 ECHO_SHARE = 0.6  # hop i scoring this share of hop i-1's own BM25 score for hop i-1's fact echoes it
 MIN_CONTEXT = 0.3  # dense cosine of two documents' chunks for a name to mean one thing in both
 MIN_ROW_RIVALS = 2  # other answerable rows of a table hop: with one, its row is found by elimination
-
-
-@dataclass
-class Construction:
-    """What the corpus's indexes say about one candidate (kept on the Chain node)."""
-
-    siblings: list[int] = field(default_factory=list)  # per hop >= 1: rivals of the incoming bridge there
-    sibling_names: list[list[str]] = field(default_factory=list)  # per hop >= 1: their names (a few)
-    rivals: list[int] = field(default_factory=list)  # per bridge: same-kind names in its identifying sentence
-    bridge_mentions: list[int] = field(default_factory=list)  # per bridge: evidence nodes naming it
-    echo: list[float] = field(default_factory=list)  # per hop >= 1: BM25 share for hop i-1's fact
-    last_rank: int = 0  # BM25 rank of the last hop for the earlier facts (0: not in the top 10)
-    context: list[float] = field(default_factory=list)  # per cross-document step: dense cosine
-    answer_rivals: int = -1  # other answers of the target's kind in the last hop (-1: a fork, not measured)
-    answer_rival_names: list[str] = field(default_factory=list)  # a few of them, for the writer
-    describe_by: list[list[str]] = field(default_factory=list)  # per bridge: fact words no later hop holds
-    avoid_words: list[list[str]] = field(default_factory=list)  # per bridge: fact words a later hop holds
-    reason: str = ""  # why the pre-check dropped it ("" when kept)
-
-    def to_dict(self) -> dict:  # noqa: D102
-        return asdict(self)
 
 
 class ChainConstruction:
@@ -138,8 +117,10 @@ class ChainConstruction:
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
             # The answer's name is a candidate's too: a word of it ("layer" of LayerNorm, q14) gives it away.
             answer = cand.table_cell.value if cand.table_cell else self.view.entity_name.get(cand.answer_entity, "")
-            own, shared = fact_words(fact, self._later_words(cand, i, siblings), [self.view.entity_name.get(incoming, ""),
-                                                                     *siblings], self._title_words(cand), answer)
+            kin = self._other_rows(cand.table_cell) if into_table else self._kin(cand.hops[i - 1].node_id, incoming)
+            kin_said = rival_words(self.view.nodes[cand.hops[i - 1].node_id].text, self.names(incoming), kin)
+            later, candidates = self._later_words(cand, i, siblings), [self.view.entity_name.get(incoming, ""), *siblings]
+            own, shared = fact_words(fact, later | kin_said, candidates, self._title_words(cand), answer)
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             c.reason = c.reason or self._hop_reason(i, c)
@@ -149,7 +130,8 @@ class ChainConstruction:
             if not c.reason and (defines(statement, named) or spells_out(statement, named)):
                 c.reason = f"pre-check: hop {i - 1} says what its bridge is (a practitioner maps that to the name)"
             if not c.reason and shared and not own:
-                c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is worded in a later hop too"
+                c.reason = f"pre-check: hop {i - 1}'s fact about its bridge is " + ("said of a rival there too" if fact_words(
+                    fact, later, candidates, self._title_words(cand), answer)[0] else "worded in a later hop too")
         if len(cand.hops) > 1:
             rivals = self._answer_rivals(cand)
             c.answer_rivals = len(rivals)
@@ -226,6 +208,11 @@ class ChainConstruction:
             return False
         return label in NAME_LABELS or _head(self.view.entity_name.get(ent, ent)) == \
             _head(self.view.entity_name.get(other, other))
+
+    def _kin(self, node_id: str, ent: str) -> list[str]:
+        """Names of the other specific entities of `ent`'s kind that `node_id` mentions."""
+        return [self.view.entity_name.get(e, e) for e in self.view.mentions.get(node_id, ()) if e != ent
+                and self.same_kind(ent, e) and self.statements.rules.specific(e)]
 
     def _rivals(self, node_id: str, ent: str, statement: str) -> int:
         """Other specific entities of `ent`'s kind named in the identifying sentence, or the other items

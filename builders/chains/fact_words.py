@@ -199,11 +199,23 @@ def picking_words(text: str, bridge_names: list[str], rival_names: list[str]) ->
     return word_stems(" ".join(own)) - word_stems(" ".join(others))
 
 
+def rival_words(text: str, bridge_names: list[str], rival_names: list[str]) -> set[str]:
+    """Stems of the sentences of an identifying hop's `text` that name a rival of its bridge and not the
+    bridge: what they say of the rival describes the bridge no better. q52: "For AIME evaluation, we
+    sample 32 times" beside "For GPQA-Diamond, we sample 32 times": "sample" and "32" single out neither."""
+    sentences = split_sentences(text, collapse_whitespace=True) if rival_names else []
+    return word_stems(" ".join(s for s in sentences if find_surface(rival_names, s) is not None
+                               and find_surface(bridge_names, s) is None))
+
+
 # Words by which a fact ranks its subject against others ("the gpt-oss-20b model lags behind", "X
 # outperforms all baselines"): a reader of the later hop alone picks the extreme value they point to.
 _COMPARES = re.compile(r"\b(?:lag(?:s|ged|ging)?|behind|best|worst|highest|lowest|strongest|weakest|largest|"
                        r"smallest|fastest|slowest|outperform\w*|surpass\w*|exceed\w*|beat(?:s)?|"
-                       r"better|worse|higher|lower|state-of-the-art)\b", re.IGNORECASE)
+                       r"better|worse|higher|lower|state-of-the-art|"
+                       # A benchmark called hard is the one whose scores are lowest (q52: "the challenging HLE
+                       # benchmark" was the table's row of 20s among rows of 80s and 90s).
+                       r"challenging|difficult|hardest|easiest)\b", re.IGNORECASE)
 
 
 def compares(fact: str) -> bool:

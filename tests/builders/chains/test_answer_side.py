@@ -254,3 +254,18 @@ def test_a_number_the_answering_table_prints_outside_its_indexed_cells_gives_the
     view.nodes["models"].text += "\n\n| ours | 78.33 |"  # a row the index does not read as a cell
     add_chunk(view, "c20", "The S-LSTM pushes each word onto a stack and reaches 78.33 on the dev set.", doc="d1")
     assert table_check(view)(model_chain("c20", "90.3")).reason == "pre-check: hop 0's 78.33 is printed in the answering table too"
+
+
+def test_a_fact_the_hop_also_states_of_a_rival_does_not_describe_the_bridge(view):
+    """q52: "For AIME evaluation, we sample 32 times" and "For GPQA-Diamond, we sample 32 times": the
+    writer was offered "sample", "32" and "passrate" for GPQA-Diamond, which describe AIME as well."""
+    add_table(view, "gulfs", GULFS)
+    add_chunk(view, "c21", "In the Gulf of Bothnia, trawlers sample herring weekly from Umea. In the Gulf of "
+                           "Riga, trawlers sample herring weekly from Umea.", doc="d1")
+    shared = table_check(view)(cell_chain("c21", "gulfs", "18,100", 0))
+    assert shared.reason == "pre-check: hop 0's fact about its bridge is said of a rival there too"
+    add_chunk(view, "c22", "In the Gulf of Bothnia, trawlers sample herring weekly from Umea. In the Gulf of "
+                           "Riga, divers count seals each spring from Pernau.", doc="d1")
+    own = table_check(view)(cell_chain("c22", "gulfs", "18,100", 0))
+    assert "said of a rival" not in own.reason and {"seal", "spring"} <= {w.rstrip("s") for w in own.describe_by[0]}
+    assert "herring" not in own.describe_by[0]

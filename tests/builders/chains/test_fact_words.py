@@ -152,6 +152,7 @@ def test_a_comparison_that_points_at_its_columns_extreme_is_found():
 
     assert compares("On knowledge tasks such as GPQA, the smaller model lags behind due to its size.")
     assert compares("The method outperforms all baselines on both datasets.")
+    assert compares("We assess reasoning through MMLU-Pro and the challenging HLE benchmark.")  # q52: lowest row
     assert not compares("The model reaches a recall of 89.53 on MSRA.")
     assert not compares("Qwen3-32B Top-1 Acc 81.2")  # a column header, not a ranking (review)
     assert extreme("71.5", ["83.3", "77.0", "81.4", "80.1"]) and extreme("98.7", ["95.2", "87.3"])
