@@ -378,10 +378,12 @@ def _header_wrap(row: list[str | None], header: list[str]) -> bool:
 
 def _sub_header(row: list[str | None], header: list[str]) -> bool:
     """A row of column names under the header: no cell opening with a number ("GPT-4o 0513" is a
-    name), several cells, no row label (or the header has none either: "Models" under an empty corner)."""
+    name) or every cell a year, several cells, no row label (or the header has none either: "Models"
+    under an empty corner)."""
     cells = [c.split() for c in row if c and c.strip()]
+    years = all(len(c) == 1 and re.fullmatch(r"(?:19|20)\d\d", c[0]) for c in cells)  # "2026 | 2025" under "June 30,"
     return ((not row[0] or not header[0]) and len(cells) >= 2
-            and not any(_is_number(c[0]) for c in cells if c[0] not in "-–—"))
+            and (years or not any(_is_number(c[0]) for c in cells if c[0] not in "-–—")))
 
 
 def doubt(rows: list[list[str]]) -> str:

@@ -151,3 +151,19 @@ def test_a_label_only_row_over_a_row_of_its_own_is_not_joined():
     """A group's title over rows that name themselves ("w/o CRF", "BiLSTM"): nothing is joined."""
     rows = [["Model", "F1"], ["Ablations", ""], ["w/o CRF", "88.1"], ["Baselines", ""], ["BiLSTM", "87.0"]]
     assert join_wrapped_labels(rows) == rows
+
+
+def test_years_printed_under_the_period_names_join_the_header(tmp_path):
+    """Centene's membership table prints "June 30," over each column and the years on the row below: the
+    years are the columns' names (before, "2026 | 2025" was a body row and both columns "June 30,")."""
+    rows = [("", "June 30,", "June 30,"), ("", "2026", "2025"), ("Traditional Medicaid", "10,745,800", "11,227,400"),
+            ("Marketplace", "5,012,300", "5,870,100"), ("Medicare PDP", "7,401,900", "7,109,800")]
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    paragraph(page, 80, "Membership at the end of the quarter was as follows. " + LOREM)
+    ruled_table(page, 160, rows, left=80, widths=(200, 100, 100))
+    parsed = read_pdf(save(doc, tmp_path / "members.pdf"), tmp_path / "assets", workers=1)
+    [table] = [b for b in parsed.blocks if b.kind == "table"]
+    grid = json.loads(table.cells)
+    assert grid["header"][1:] == ["June 30, 2026", "June 30, 2025"]
+    assert grid["rows"][0] == ["Traditional Medicaid", "10,745,800", "11,227,400"]
