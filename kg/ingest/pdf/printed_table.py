@@ -32,13 +32,13 @@ import re
 import statistics
 import unicodedata
 
+from kg.ingest.pdf.header_rows import is_number as _is_number, merge_header_rows
 from kg.ingest.pdf.types import join_lines
 
 Word = tuple  # pymupdf word: (x0, y0, x1, y1, text, block, line, word_no)
 Cell = list | None  # a cell's words; None: covered by the spanning cell to its left
 Rules = tuple[list, list]  # the page's horizontal (x0, x1, y) and vertical (x, y0, y1) rules (table_cues.page_rules)
 
-_NUMBER_RE = re.compile(r"^[(\[]?[-−–+±]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)\]]?[*†‡]*$")
 _BARE_NUMBER_RE = re.compile(r"^[-−–+]?\d[\d,]*(?:\.\d+)?%?$")
 _LIGATURES_RE = re.compile("[\ufb00-\ufb06]")
 _CAPTION_RE = re.compile(r"^(?:Table|Figure|Fig\.)\s+[A-Z]?\d+[.:]")
@@ -57,7 +57,7 @@ def printed_grid(box_rows: list[list], words: list[Word], rules: Rules = ([], []
     grid = _share_headers(_read_once(_split_columns(grid)), rules)
     grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
     texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
-    return _merge_header_rows(texts)
+    return merge_header_rows(texts)
 
 
 def _read_once(grid: list[list[Cell]]) -> list[list[Cell]]:
@@ -99,10 +99,6 @@ def _bands(words: list[Word]) -> list[list[Word]]:
 def cell_text(words: list[Word]) -> str:
     lines = [" ".join(w[4] for w in sorted(band, key=lambda w: w[0])) for band in _bands(words)]
     return spell_ligatures(join_lines(lines))
-
-
-def _is_number(text: str) -> bool:
-    return bool(_NUMBER_RE.match(text))
 
 
 def _gaps(words: list[Word], min_gap: float) -> list[float]:
@@ -347,43 +343,6 @@ def _mostly_values(band: list[Word], column_of: dict[int, int]) -> bool:
     filled = {column_of[id(w)] for w in band if column_of[id(w)] > 0}
     numeric = {column_of[id(w)] for w in band if column_of[id(w)] > 0 and (_is_number(w[4]) or w[4] in "-–—")}
     return bool(numeric) and len(numeric) >= 0.5 * len(filled)
-
-
-def _merge_header_rows(rows: list[list[str | None]]) -> list[list[str]]:
-    """Spanned header cells take the spanning text; sub-header rows join the header."""
-    if not rows:
-        return []
-    header = _spread(rows[0])
-    body = rows[1:]
-    numeric_below = [any(_is_number(t) for c in row if c for t in c.split()) for row in body]
-    while len(body) > 1 and (_sub_header(body[0], header) or _header_wrap(body[0], header)) and any(numeric_below[1:]):
-        numeric_below.pop(0)
-        below = _spread(body.pop(0))
-        header = [h if b == h else f"{h}{b}" if h.endswith("-") else f"{h} {b}".strip() for h, b in zip(header, below)]
-    return [header, *([c or "" for c in row] for row in body)]
-
-
-def _spread(row: list[str | None]) -> list[str]:
-    out: list[str] = []
-    for cell in row:
-        out.append(out[-1] if cell is None and out else (cell or ""))
-    return out
-
-
-def _header_wrap(row: list[str | None], header: list[str]) -> bool:
-    """The rest of header cells broken at a hyphen ("S2ORC-" over "SCIBERT"), alone on the next row."""
-    filled = [j for j, c in enumerate(row) if c]
-    return bool(filled) and all(header[j].endswith("-") and not _is_number(row[j] or "") for j in filled)
-
-
-def _sub_header(row: list[str | None], header: list[str]) -> bool:
-    """A row of column names under the header: no cell opening with a number ("GPT-4o 0513" is a
-    name) or every cell a year, several cells, no row label (or the header has none either: "Models"
-    under an empty corner)."""
-    cells = [c.split() for c in row if c and c.strip()]
-    years = all(len(c) == 1 and re.fullmatch(r"(?:19|20)\d\d", c[0]) for c in cells)  # "2026 | 2025" under "June 30,"
-    return ((not row[0] or not header[0]) and len(cells) >= 2
-            and (years or not any(_is_number(c[0]) for c in cells if c[0] not in "-–—")))
 
 
 def doubt(rows: list[list[str]]) -> str:
