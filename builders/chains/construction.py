@@ -117,7 +117,8 @@ class ChainConstruction:
             c.echo.append(self._echo(fact, cand.hops[i - 1].node_id, cand.hops[i].node_id))
             # The answer's name is a candidate's too: a word of it ("layer" of LayerNorm, q14) gives it away.
             answer = cand.table_cell.value if cand.table_cell else self.view.entity_name.get(cand.answer_entity, "")
-            kin = self._other_rows(cand.table_cell) if into_table else self._kin(cand.hops[i - 1].node_id, incoming)
+            kin = self._other_rows(cand.table_cell) if into_table else [
+                self.view.entity_name.get(e, e) for e in self._kin(cand.hops[i - 1].node_id, incoming)]
             kin_said = rival_words(self.view.nodes[cand.hops[i - 1].node_id].text, self.names(incoming), kin)
             later, candidates = self._later_words(cand, i, siblings), [self.view.entity_name.get(incoming, ""), *siblings]
             own, shared = fact_words(fact, later | kin_said, candidates, self._title_words(cand), answer)
@@ -210,15 +211,15 @@ class ChainConstruction:
             _head(self.view.entity_name.get(other, other))
 
     def _kin(self, node_id: str, ent: str) -> list[str]:
-        """Names of the other specific entities of `ent`'s kind that `node_id` mentions."""
-        return [self.view.entity_name.get(e, e) for e in self.view.mentions.get(node_id, ()) if e != ent
-                and self.same_kind(ent, e) and self.statements.rules.specific(e)]
+        """The other specific entities of `ent`'s kind that `node_id` mentions."""
+        return [e for e in self.view.mentions.get(node_id, ()) if e != ent and self.same_kind(ent, e)
+                and self.statements.rules.specific(e)]
 
     def _rivals(self, node_id: str, ent: str, statement: str) -> int:
         """Other specific entities of `ent`'s kind named in the identifying sentence, or the other items
         of a list it stands in there (name_forms.list_length), whichever are more."""
-        return max(self._listed(ent, statement), sum(1 for e in self.view.mentions.get(node_id, ()) if e != ent and self.same_kind(ent, e)
-                               and self.statements.rules.specific(e) and find_surface(self.names(e), statement)))
+        return max(self._listed(ent, statement),
+                   sum(1 for e in self._kin(node_id, ent) if find_surface(self.names(e), statement)))
 
     def _listed(self, ent: str, statement: str) -> int:
         """The other items of the comma list `ent` stands in within the statement (0: in none)."""

@@ -143,7 +143,7 @@ def join_wrapped_labels(rows: list[list[str]]) -> list[list[str]]:
 def _continues(above: list[str], label: str) -> bool:
     """Whether `label` goes on from the label of `above`, a row holding nothing but its label."""
     first = above[0].strip() if above else ""
-    if not first or first.endswith(":") or any(c.strip() for c in above[1:]):
+    if not first or not label.split() or first.endswith(":") or any(c.strip() for c in above[1:]):
         return False
     opening = label.split()[0].rstrip(",;")
     closing = first.split()[-1].lower()
