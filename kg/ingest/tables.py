@@ -281,13 +281,15 @@ _SIZE_OR_NUMBER = re.compile(r"[\d.,x×]+\s*[A-Za-z%]{0,2}")  # "7B", "8x7B", "1
 def label_column(grid: TableGrid) -> int:
     """The column that names the rows: the first, unless it only groups them. LLM reports print a group
     column before the labels ("| Reasoning | AIME 2024 (Pass@1) | 79.8 |", then "|  | Codeforces | 96.3 |"):
-    a first column empty in half the rows or more, beside a second whose cells name every row once, is a group."""
+    a first column empty in half the rows or more, beside a second whose cells name every row once, is a group.
+    One name may come back: each group's summary row ("Average" after each group in dots.llm1's Table 2)."""
     rows = [r for r in grid.rows if len(r) > 2]
     if len(rows) < 3 or len(grid.header) < 3 or grid.header[0].strip():
         return 0  # a headed first column ("Model | Size | MMLU") names its rows, blanks and all
     empty_first = sum(1 for r in rows if not r[0].strip())
     second = [r[1].strip() for r in rows]
-    if empty_first * 2 >= len(rows) and all(second) and len(set(second)) == len(second) \
+    repeated = [name for name in set(second) if second.count(name) > 1]
+    if empty_first * 2 >= len(rows) and all(second) and len(repeated) <= 1 \
             and not any(_SIZE_OR_NUMBER.fullmatch(c) for c in second):
         return 1
     return 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from kg.ingest.tables import TableGrid, label_column
+
 _NUMBER_RE = re.compile(r"^[(\[]?[-−–+±]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?[)\]]?[*†‡]*$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
@@ -22,7 +24,8 @@ def merge_header_rows(rows: list[list[str | None]]) -> list[list[str]]:
     header = _spread(rows[0])
     body = rows[1:]
     numeric_below = [any(is_number(t) for c in row if c for t in c.split()) for row in body]
-    while len(body) > 1 and (_sub_header(body[0], header) or _header_wrap(body[0], header)) and any(numeric_below[1:]):
+    at = label_column(TableGrid(header, [[c or "" for c in row] for row, numeric in zip(body, numeric_below) if numeric]))
+    while len(body) > 1 and (_sub_header(body[0], header, at) or _header_wrap(body[0], header)) and any(numeric_below[1:]):
         numeric_below.pop(0)
         below = _spread(body.pop(0))
         header = [h if b == h else f"{h}{b}" if h.endswith("-") else f"{h} {b}".strip() for h, b in zip(header, below)]
@@ -42,12 +45,14 @@ def _header_wrap(row: list[str | None], header: list[str]) -> bool:
     return bool(filled) and all(header[j].endswith("-") and not is_number(row[j] or "") for j in filled)
 
 
-def _sub_header(row: list[str | None], header: list[str]) -> bool:
+def _sub_header(row: list[str | None], header: list[str], at: int = 0) -> bool:
     """A row of column names under the header: several cells, none opening with a value ("GPT-4o 0513" is
-    a name) or all years, no row label (or the header has none either: "Models" under an empty corner)."""
+    a name) or all years, no row label in the label column `at` (or the header has none either: "Models"
+    under an empty corner). dots.llm1's "Architecture | Dense | MoE" under "Benchmark (Metric)" is a row."""
     cells = [c.split() for c in row if c and c.strip()]
     years = all(len(c) == 1 and _YEAR.fullmatch(c[0]) for c in cells)  # "2026 | 2025" under "June 30,"
-    return ((not row[0] or not header[0]) and len(cells) >= 2 and not any(_holds_value(c) for c in cells)
+    labelled = at < len(row) and bool(row[at]) and at < len(header) and bool(header[at])
+    return ((not row[0] or not header[0]) and not labelled and len(cells) >= 2 and not any(_holds_value(c) for c in cells)
             and (years or not any(is_number(c[0]) for c in cells if c[0] not in "-–—")))
 
 

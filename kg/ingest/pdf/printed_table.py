@@ -82,11 +82,14 @@ def spell_ligatures(text: str) -> str:
 
 
 def _bands(words: list[Word]) -> list[list[Word]]:
-    """Words grouped into printed lines: a word whose vertical extent overlaps a line's joins it."""
+    """Words grouped into printed lines: a word whose vertical extent overlaps a line's joins it. A
+    line's extent is its words' median top and bottom: a group label set between two printed rows
+    ("Chinese" beside "CLUEWSC" over "C3", dots.llm1's Table 2) joins one, and does not stretch it
+    over the next."""
     bands: list[list[Word]] = []
     for word in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
         for band in bands:
-            top, bottom = min(w[1] for w in band), max(w[3] for w in band)
+            top, bottom = statistics.median(w[1] for w in band), statistics.median(w[3] for w in band)
             overlap = min(bottom, word[3]) - max(top, word[1])
             if overlap >= 0.4 * min(word[3] - word[1], bottom - top):
                 band.append(word)

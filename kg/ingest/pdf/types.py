@@ -136,7 +136,7 @@ def join_lines(lines: list[str]) -> str:
     """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation"). A hyphen before a
     capital or a word holding a digit is kept, no space: a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4",
     "Thinking-\\nv1.5"), or a word TeX broke there ("Sci-\\nBERT"), which rejoin_broken_words mends from
-    the rest of the document."""
+    the rest of the document. A line opening with a dot and a letter continues a dotted name."""
     out = ""
     for line in lines:
         line = line.strip()
@@ -146,6 +146,8 @@ def join_lines(lines: list[str]) -> str:
             out = out[:-1] + line
         elif out.endswith("-") and (line[:1].isupper() or _has_digit(line)) and out[-2:-1].isalnum():
             out += line
+        elif line[:1] == "." and line[1:2].isalpha() and out[-1:].isalnum() and "." in out.split()[-1]:
+            out += line  # a dotted name broken before a dot: "dots.llm1" over ".base"
         else:
             out = f"{out} {line}"
     return out

@@ -89,6 +89,9 @@ def test_a_group_column_before_the_labels_leaves_every_row_named():
     assert {c.row_label for c in cells} == {"MATH-500 (EM)", "AIME 2024 (Pass@1)", "Codeforces (Percentile)",
                                             "MMMU-Val (Pass@1)"}
     assert not any(c.column_label == "Benchmark (Metric)" for c in cells)
+    # Each group's summary row repeats one name (dots.llm1's "Average"): the benchmarks still name the rows.
+    averaged = markdown + "|  | Average | 70.1 | 80.2 | 84.3 |\n|  | MMBench | 80.0 | 81.0 | 82.0 |\n|  | Average | 75.0 | 76.0 | 77.0 |\n"
+    assert _cell(table_cells(averaged), "AIME 2024 (Pass@1)", "OpenAI o1") == "74.4"
     # A first column that names most rows stays the label column.
     plain = "| Model | Params | Score |\n|---|---|---|\n| A | 7B | 1.0 |\n| B | 13B | 2.0 |\n|  | 70B | 3.0 |\n"
     assert {c.row_label for c in table_cells(plain)} == {"A", "B"}

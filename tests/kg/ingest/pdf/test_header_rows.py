@@ -22,3 +22,14 @@ def test_a_row_of_amounts_under_the_header_stays_a_row():
                               ["", "(In millions) $ 730", "$ (1,649)"], ["Tax", "(161)", "310"], ["Net", "569", "(1,339)"]])
     assert rows[0] == ["", "Three Months Ended March 31, 2023", "Three Months Ended March 31, 2022"]
     assert rows[1] == ["", "(In millions) $ 730", "$ (1,649)"]
+
+
+def test_a_labelled_row_of_attributes_under_the_header_stays_a_row():
+    """dots.llm1's Table 2: a group column comes first, the labels stand in the second; "Architecture |
+    Dense | MoE" has a label there under "Benchmark (Metric)", so it is a row, not more of the model names."""
+    rows = merge_header_rows([["", "Benchmark (Metric)", "Qwen2.5 72B Base", "dots.llm1.base"],
+                              ["", "Architecture", "Dense", "MoE"], ["", "# Total Params", "72B", "142B"],
+                              ["", "C-Eval (EM)", "89.3", "92.8"], ["Chinese", "CLUEWSC (EM)", "93.2", "92.7"],
+                              ["", "C3 (EM)", "97.1", "97.6"]])
+    assert rows[0] == ["", "Benchmark (Metric)", "Qwen2.5 72B Base", "dots.llm1.base"]
+    assert rows[1] == ["", "Architecture", "Dense", "MoE"] and rows[2] == ["", "# Total Params", "72B", "142B"]

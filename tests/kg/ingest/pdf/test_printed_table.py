@@ -267,3 +267,25 @@ def test_model_names_set_on_two_or_three_lines_over_their_columns_stay_whole(tmp
     assert rows[0] == ["", *(f"Closed-Weights Models {n}" for n in ("Gemini 2.5 Pro (06-05)", "Claude 4 Opus",
                                                                       "Seed-Thinking-v1.5"))]
     assert rows[1] == ["AIME", "92.0", "76.0", "86.7"] and len(rows) == 3
+
+
+def test_a_group_label_set_between_two_printed_rows_leaves_them_two_rows(tmp_path):
+    """dots.llm1's Table 2 prints "Chinese" beside and between "CLUEWSC" and "C3", in one cell box with
+    both rows' values: the label overlapped both lines, joined them into one and the table was lost."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for x, text in ((110, "Benchmark"), (220, "Qwen"), (280, "DeepSeek")):
+        line(page, 100, text, x=x)
+    for y, label, values in ((120, "CLUEWSC", ("93.2", "92.6")), (130, "C3", ("97.2", "97.4"))):
+        line(page, y, label, x=110)
+        for x, value in zip((220, 280), values):
+            line(page, y, value, x=x)
+    line(page, 125, "Chinese", x=60)
+    save(doc, tmp_path / "g.pdf")
+    with pymupdf.open(tmp_path / "g.pdf") as saved:
+        words = saved[0].get_text("words")
+    boxes = [[(55, 90, 105, 104), (105, 90, 215, 104), (215, 90, 275, 104), (275, 90, 340, 104)],
+             [(55, 110, 105, 134), (105, 110, 215, 134), (215, 110, 275, 134), (275, 110, 340, 134)]]
+    rows = printed_grid(boxes, words)
+    assert rows[1:] == [["Chinese", "CLUEWSC", "93.2", "92.6"], ["", "C3", "97.2", "97.4"]]
+    assert doubt(rows) == ""
