@@ -57,7 +57,22 @@ def printed_grid(box_rows: list[list], words: list[Word], rules: Rules = ([], []
     grid = _share_headers(_read_once(_split_columns(grid)), rules)
     grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
     texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
-    return merge_header_rows(texts)
+    return merge_header_rows([_currency_to_next(row) for row in texts])
+
+
+_CURRENCY = ("$", "€", "£", "¥")
+
+
+def _currency_to_next(row: list[str | None]) -> list[str | None]:
+    """A currency sign that ends a cell opens the next one: Credo's release prints "(4,225)" then "$ (9,540)",
+    and the cell boxes put the "$" in the first ("(4,225) $"); the amount it belongs to is beside it."""
+    out = list(row)
+    for j in range(len(out) - 1):
+        cell, after = out[j] or "", out[j + 1] or ""
+        sign = cell.rsplit(" ", 1)[-1]
+        if sign in _CURRENCY and cell != sign and after and after[:1] not in _CURRENCY:
+            out[j], out[j + 1] = cell[: -len(sign)].rstrip(), f"{sign} {after}"
+    return out
 
 
 def _read_once(grid: list[list[Cell]]) -> list[list[Cell]]:

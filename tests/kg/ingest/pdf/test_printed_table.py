@@ -289,3 +289,19 @@ def test_a_group_label_set_between_two_printed_rows_leaves_them_two_rows(tmp_pat
     rows = printed_grid(boxes, words)
     assert rows[1:] == [["Chinese", "CLUEWSC", "93.2", "92.6"], ["", "C3", "97.2", "97.4"]]
     assert doubt(rows) == ""
+
+
+def test_a_currency_sign_at_the_end_of_a_cell_opens_the_next_one(tmp_path):
+    """Credo's release: "(4,225)" and "$ (9,540)" side by side, the "$" inside the first cell's box."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for x, text in ((72, "Quarter"), (200, "Q2"), (280, "Q1")):
+        line(page, 100, text, x=x)
+    for x, text in ((72, "Net loss"), (200, "(4,225)"), (262, "$"), (280, "(9,540)")):
+        line(page, 120, text, x=x)
+    save(doc, tmp_path / "c.pdf")
+    with pymupdf.open(tmp_path / "c.pdf") as saved:
+        words = saved[0].get_text("words")
+    boxes = [[(70, 90, 190, 104), (190, 90, 270, 104), (270, 90, 340, 104)],
+             [(70, 110, 190, 124), (190, 110, 270, 124), (270, 110, 340, 124)]]
+    assert printed_grid(boxes, words)[1] == ["Net loss", "(4,225)", "$ (9,540)"]
