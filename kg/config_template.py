@@ -92,6 +92,7 @@ max_df_share = 0.1            # a bridge in more of the documents (20+ documents
 table_share = 0.3             # chance a text chain ends in one table cell when its last bridge names a row
 variety_share = 0.2           # one table, or the table-cell question template, gives at most this share of the chains
 min_answer_rivals = 1         # with an LLM: other answers of the target's kind the last hop must hold (0: none)
+bridge_by_number = true       # with an LLM: an earlier hop names its bridge by a number it prints (false: words too)
 
 [verify]
 necessity = "judge"           # or "empirical": answer with each hop removed (MC-Search HAVE)

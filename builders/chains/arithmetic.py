@@ -159,3 +159,14 @@ def derives_value(text: str, names: list[str], value: str) -> bool:
             if "%" not in value and abs(abs(a - b) - abs(target)) <= half:
                 return True
     return False
+
+
+def printed_result(word: str) -> bool:
+    """Whether a word of a hop's fact is a number it prints for its bridge ("92.8", "103,563", "41.6%"),
+    not a year ("2024"). Over the strict runs of sessions 12-19 (248 questions, read one by one), a bridge
+    named by such a number was accepted 74 times of 86, 70 of them clearly needing every hop; one named by
+    words alone 35 of 93, 17 clearly: the words told a practitioner the name."""
+    value = number(word)
+    if value is None or not any(ch.isdigit() for ch in word):
+        return False
+    return not (1900 <= value <= 2100 and "." not in word and "," not in word)

@@ -36,7 +36,7 @@ figures stay on the candidate (meta["construction"]) and the Chain node, for com
 
 from __future__ import annotations
 
-from builders.chains.arithmetic import derives_value, states_value, table_number_reason
+from builders.chains.arithmetic import derives_value, printed_result, states_value, table_number_reason
 from builders.chains.bridges import NAME_LABELS
 from builders.chains.fact_words import (compares, defines, extreme, fact_words, picking_words, rival_words, spells_out,
                                         title_stems, word_stems)
@@ -63,7 +63,8 @@ class ChainConstruction:
     """Measures candidates against the rules of the module docstring."""
 
     def __init__(self, view: CorpusView, statements: StatementIndex, index: CorpusIndex,
-                 tables: TableIndex | None = None, min_answer_rivals: int = 1, figures: TableIndex | None = None):
+                 tables: TableIndex | None = None, min_answer_rivals: int = 1, figures: TableIndex | None = None,
+                 bridge_by_number: bool = False):
         self.view = view
         self.statements = statements
         self.index = index
@@ -72,6 +73,7 @@ class ChainConstruction:
         self.columns: TableIndex | None = None  # a strict run's tables read across (models as columns)
         self.min_answer_rivals = min_answer_rivals  # [generate] min_answer_rivals
         self.source_guess = SourceGuess(view)
+        self.bridge_by_number = bridge_by_number  # [generate] bridge_by_number
 
     def _cells_of(self, cell: TableCell) -> TableIndex | None:
         """The index a cell's rows and rivals come from: its figure's, or the tables'."""
@@ -125,6 +127,8 @@ class ChainConstruction:
             c.describe_by.append(own)
             c.avoid_words.append(shared)
             c.reason = c.reason or self._hop_reason(i, c)
+            if not c.reason and self.bridge_by_number and not any(printed_result(w) for w in own):
+                c.reason = f"pre-check: hop {i - 1} describes its bridge by words only (a practitioner guesses it)"
             if not c.reason and i == len(cand.hops) - 1 and cand.table_cell:
                 c.reason = table_number_reason(i - 1, own, cand.table_cell, self._cells_of(cand.table_cell), self.view.nodes[cand.hops[i].node_id].text)
             named = self.names(incoming)

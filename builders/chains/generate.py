@@ -131,7 +131,7 @@ def make_walker(view: CorpusView, settings: Settings, rng: random.Random, store:
                     table_share=cfg.table_share, tables=tables)
     index = CorpusIndex(view, load_vectors(store) if store is not None and strict else None)
     walker.construction = ChainConstruction(view, statements, index, tables, cfg.min_answer_rivals,
-                                            figures=figures)
+                                            figures=figures, bridge_by_number=cfg.bridge_by_number)
     walker.strict = strict
     if columns is not None:
         walker.table_pairs = TablePairWalk(walker, [tables, columns])

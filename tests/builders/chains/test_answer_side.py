@@ -68,7 +68,7 @@ def add_table(view, tid: str, rows: list[tuple[str, str]], doc: str = "d4", colu
         view.mentioned_by.setdefault(name.lower(), set()).add(tid)
 
 
-def table_check(view):
+def table_check(view, **options):
     from builders.chains.bridges import BridgeRules
     from builders.chains.construction import ChainConstruction
     from builders.chains.shortcuts import CorpusIndex
@@ -76,7 +76,7 @@ def table_check(view):
     from builders.chains.tables import TableIndex
 
     return ChainConstruction(view, StatementIndex(view, BridgeRules(view)), CorpusIndex(view),
-                             TableIndex(view, frozenset({"body"}))).check
+                             TableIndex(view, frozenset({"body"})), **options).check
 
 
 def cell_chain(first: str, table: str, value: str, row: int) -> Candidate:
@@ -269,3 +269,18 @@ def test_a_fact_the_hop_also_states_of_a_rival_does_not_describe_the_bridge(view
     own = table_check(view)(cell_chain("c22", "gulfs", "18,100", 0))
     assert "said of a rival" not in own.reason and {"seal", "spring"} <= {w.rstrip("s") for w in own.describe_by[0]}
     assert "herring" not in own.describe_by[0]
+
+
+def test_with_bridge_by_number_a_bridge_described_by_words_alone_is_refused(view):
+    """q55b: LiveCodeBench as "the code benchmark whose data span May 2024 to January 2025" is what a
+    practitioner names without the hop; over 248 strict-run questions a bridge named by a number the hop
+    prints for it held (74 of 86 accepted), one named by words alone did not (35 of 93)."""
+    add_table(view, "gulfs", GULFS)
+    add_chunk(view, "c20", "The Gulf of Riga, fed by the Daugava, freezes over in most winters since 2024 "
+                           "according to the Nordic Ocean Council in Pernau.", doc="d1")
+    add_chunk(view, "c21", "Herring catches in the Gulf of Riga reached 96,231 tonnes in 2025, the Nordic "
+                           "Ocean Council reports from Pernau.", doc="d1")
+    words_only = "pre-check: hop 0 describes its bridge by words only (a practitioner guesses it)"
+    assert table_check(view, bridge_by_number=True)(cell_chain("c20", "gulfs", "18,100", 0)).reason == words_only
+    assert table_check(view, bridge_by_number=True)(cell_chain("c21", "gulfs", "18,100", 0)).reason != words_only
+    assert table_check(view)(cell_chain("c20", "gulfs", "18,100", 0)).reason != words_only  # the setting is off

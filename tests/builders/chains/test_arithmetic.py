@@ -100,3 +100,10 @@ def test_an_earlier_hop_that_prints_the_answer_cell_leaves_the_table_unneeded():
     assert states_value(text, "5.4 x") and states_value("sales of $1,203.5 million", "1,203.5")
     assert not states_value(text, "15.4 x") and not states_value(text, "5.42")
     assert not states_value("in 12 markets", "12")  # a small whole number is too common to count
+
+
+def test_a_printed_result_is_a_number_for_the_bridge_not_a_year():
+    from builders.chains.arithmetic import printed_result
+
+    assert printed_result("92.8") and printed_result("103,563") and printed_result("41.6%")
+    assert not printed_result("2024") and not printed_result("spanning") and not printed_result("")

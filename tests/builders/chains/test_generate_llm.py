@@ -56,6 +56,7 @@ def make_settings(data_dir: Path, base_url: str | None = None, n: int = 6):
     # These tests are about calls, caching and resuming: the answer-side rule would leave about one
     # chain of this corpus (tests/builders/chains/test_answer_side.py tests the rule itself).
     s.generate.min_answer_rivals = 0
+    s.generate.bridge_by_number = False  # so is the number rule (test_answer_side.py): its facts are words
     return s
 
 
@@ -352,7 +353,8 @@ def test_killed_run_resumes_without_repeating_calls(workdir, open_store):
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOPGRAPH_")}
         env.update({"OPENAI_BASE_URL": server.base_url, "HOPGRAPH_LLM__CONCURRENCY": str(concurrency),
                     "HOPGRAPH_LLM__GENERATOR_MODEL": GEN_MODEL, "HOPGRAPH_LLM__VERIFIER_MODEL": VER_MODEL,
-                    "HOPGRAPH_GENERATE__MIN_ANSWER_RIVALS": "0", "PYTHONPATH": str(ROOT)})
+                    "HOPGRAPH_GENERATE__MIN_ANSWER_RIVALS": "0", "HOPGRAPH_GENERATE__BRIDGE_BY_NUMBER": "false",
+                    "PYTHONPATH": str(ROOT)})
         env.pop("OPENAI_API_KEY", None)
         log1 = (workdir / "run1.log").open("wb")
         first = _hopgraph(workdir, env, "generate", "--n", n, stdout=log1, stderr=subprocess.STDOUT)

@@ -73,6 +73,7 @@ def test_empirical_necessity_is_recorded_on_the_hops(falkor_store, tmp_path):
         settings.generate.n = 1
         settings.generate.types = ["text_chain"]
         settings.verify.necessity = "empirical"
+        settings.generate.bridge_by_number = False  # the synthetic corpus's facts are words; the rule: test_answer_side.py
         run_generate(RunContext.open(settings, falkor_store, console=Quiet()))
     rows = falkor_store.run("hops_for_export")
     assert rows and verifier.probes

@@ -335,6 +335,7 @@ def test_the_llm_path_asks_for_the_cell_and_writes_it_back(store, tmp_path):
         settings.generate.types = ["text_chain"]
         settings.generate.table_share = 1.0
         settings.generate.variety_share = 1.0  # this test is about the cell request, not variety
+        settings.generate.bridge_by_number = False  # nor the number rule: the synthetic corpus's facts are words
         run_generate(RunContext.open(settings, store, console=Quiet()))
     asked = [u for u in writer.verbalize_users if "(the table cell in row" in u]
     assert asked, "no verbalize request named a table cell"
@@ -360,9 +361,9 @@ ROWS_PAPER = """# Forecasting models for harbour traffic
 
 We compare four forecasting models on the harbour traffic benchmark introduced in this report.
 
-Tessaline was trained only on maritime weather logs collected by the harbour office during the winter storms.
+Tessaline was trained only on 412 maritime weather logs collected by the harbour office during the winter storms.
 
-Korvex learns from container manifests that shipping agents file before each arrival at the terminal.
+Korvex learns from 9,300 container manifests that shipping agents file before each arrival at the terminal.
 
 The benchmark covers three ports and two seasons of vessel movements, with hourly counts of arrivals.
 
