@@ -60,18 +60,21 @@ def printed_grid(box_rows: list[list], words: list[Word], rules: Rules = ([], []
     return merge_header_rows([_currency_to_next(row) for row in texts])
 
 
-_CURRENCY = ("$", "€", "£", "¥")
+_PREFIXES = frozenset(("$", "€", "£", "¥", "~", "≈"))  # marks printed before an amount
 
 
 def _currency_to_next(row: list[str | None]) -> list[str | None]:
-    """A currency sign that ends a cell opens the next one: Credo's release prints "(4,225)" then "$ (9,540)",
-    and the cell boxes put the "$" in the first ("(4,225) $"); the amount it belongs to is beside it."""
+    """Currency signs (and "~") that end a cell open the next one: Credo's release prints "(4,225)" then
+    "$ (9,540)", and the cell boxes put the "$" in the first ("(4,225) $"); PG&E's "470 ~ $" beside "470"
+    is "470" and "~ $ 470". A cell of marks only stays (a currency column of its own)."""
     out = list(row)
     for j in range(len(out) - 1):
-        cell, after = out[j] or "", out[j + 1] or ""
-        sign = cell.rsplit(" ", 1)[-1]
-        if sign in _CURRENCY and cell != sign and after and after[:1] not in _CURRENCY:
-            out[j], out[j + 1] = cell[: -len(sign)].rstrip(), f"{sign} {after}"
+        words, after = (out[j] or "").split(), out[j + 1] or ""
+        keep = len(words)
+        while keep and words[keep - 1] in _PREFIXES:
+            keep -= 1
+        if 0 < keep < len(words) and after and after[:1] not in _PREFIXES:
+            out[j], out[j + 1] = " ".join(words[:keep]), " ".join(words[keep:] + [after])
     return out
 
 
@@ -341,7 +344,9 @@ def _split_row(row: list[Cell]) -> list[list[Cell]]:
     # no row label, and numbers in few of their cells.
     if len(full) < 2 or not all(any(_is_number(w[4]) for w in bands[k]) for k in full):
         return [row]
-    if not any(j == 0 for j, _w in words) and not all(_mostly_values(bands[k], column_of) for k in full):
+    # A printed row of values fills half its value columns or more with numbers, labelled or not: a line
+    # of "diff" and "whole / diff" under one value is a cell's wrapped words (Gemini 2.5's model card).
+    if not all(_mostly_values(bands[k], column_of) for k in full):
         return [row]
 
     def middle(k: int) -> float:

@@ -305,3 +305,28 @@ def test_a_currency_sign_at_the_end_of_a_cell_opens_the_next_one(tmp_path):
     boxes = [[(70, 90, 190, 104), (190, 90, 270, 104), (270, 90, 340, 104)],
              [(70, 110, 190, 124), (190, 110, 270, 124), (270, 110, 340, 124)]]
     assert printed_grid(boxes, words)[1] == ["Net loss", "(4,225)", "$ (9,540)"]
+    from kg.ingest.pdf.printed_table import _currency_to_next
+
+    # PG&E's outlook: "470 ~ $" beside "470" is "470" and "~ $ 470"; a column of signs alone stays.
+    assert _currency_to_next(["Costs", "470 ~ $", "470"]) == ["Costs", "470", "~ $ 470"]
+    assert _currency_to_next(["Costs", "$", "470"]) == ["Costs", "$", "470"]
+
+
+def test_a_labelled_row_whose_second_line_is_mostly_words_stays_one_row(tmp_path):
+    """Gemini 2.5 Pro's model card: "Code editing" over "Aider Polyglot", each score over its mode
+    ("82.2%" over "diff-fenced", "76.5% /" over "72.7% whole"): one row of two-line cells, not two rows."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    for x, text in ((72, "Task"), (200, "A"), (260, "B"), (320, "C"), (380, "D")):
+        line(page, 100, text, x=x)
+    for y, texts in ((120, ("Code editing", "82.2%", "76.5% /", "79.6%", "72.0%")),
+                     (132, ("Aider Polyglot", "diff-fenced", "72.7% whole", "diff", "diff"))):
+        for x, text in zip((72, 200, 260, 320, 380), texts):
+            line(page, y, text, x=x, size=9)
+    save(doc, tmp_path / "w.pdf")
+    with pymupdf.open(tmp_path / "w.pdf") as saved:
+        words = saved[0].get_text("words")
+    boxes = [[(70, 90, 195, 104), (195, 90, 255, 104), (255, 90, 315, 104), (315, 90, 375, 104), (375, 90, 440, 104)],
+             [(70, 110, 195, 136), (195, 110, 255, 136), (255, 110, 315, 136), (315, 110, 375, 136), (375, 110, 440, 136)]]
+    rows = printed_grid(boxes, words)
+    assert len(rows) == 2 and rows[1][0] == "Code editing Aider Polyglot" and rows[1][1] == "82.2% diff-fenced"
