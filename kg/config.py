@@ -158,7 +158,7 @@ class GenerateConfig(Section):
     # With an LLM: other candidate answers of the target's kind the last hop must hold (0: not required).
     min_answer_rivals: int = Field(1, ge=0)
     # With an LLM: an earlier hop names its bridge by a number it prints for it (a score, an amount),
-    # not by words alone, which a practitioner maps to the name (bench/records/strict_2026-11-28d.md).
+    # not by words alone, which a practitioner maps to the name (bench/records/bridge_identification_2026-11-28.md).
     bridge_by_number: bool = True
 
     @field_validator("types")
