@@ -52,7 +52,7 @@ def _sub_header(row: list[str | None], header: list[str], at: int = 0) -> bool:
     cells = [c.split() for c in row if c and c.strip()]
     years = all(len(c) == 1 and _YEAR.fullmatch(c[0]) for c in cells)  # "2026 | 2025" under "June 30,"
     labelled = at < len(row) and bool(row[at]) and at < len(header) and bool(header[at])
-    return ((not row[0] or not header[0]) and not labelled and len(cells) >= 2 and not any(_holds_value(c) for c in cells)
+    return (not labelled and len(cells) >= 2 and not any(_holds_value(c) for c in cells)
             and (years or not any(is_number(c[0]) for c in cells if c[0] not in "-–—")))
 
 

@@ -273,6 +273,10 @@ def test_a_strict_walker_draws_only_candidates_that_pass(view):
     settings.generate.min_hops = 2
     walker = make_walker(view, settings, random.Random(5), strict=True)
     assert walker.strict and walker.construction is not None
+    assert walker.construction.bridge_by_number  # [generate] bridge_by_number reaches the pre-check, on by default
+    settings.generate.bridge_by_number = False
+    assert not make_walker(view, settings, random.Random(5), strict=True).construction.bridge_by_number
+    settings.generate.bridge_by_number = True
     for _ in range(30):
         cand = walker.sample("text_chain")
         if cand is not None and walker.construction.check(cand).reason == "":
