@@ -149,7 +149,7 @@ def derives_value(text: str, names: list[str], value: str) -> bool:
     lines = [ln for ln in (text or "").replace(". ", ".\n").splitlines()
              if any(n and n.casefold() in ln.casefold() for n in names)]
     numbers = [v for ln in lines for m in _PRINTED_NUMBER.findall(ln)
-               if (v := number(m)) is not None and not (1900 <= v <= 2100 and "." not in m and "," not in m)]
+               if (v := number(m)) is not None and not is_year(m, v)]
     half = 0.5 * 10 ** -decimals + 1e-9
     for i, a in enumerate(numbers):
         for b in numbers[i + 1:]:
@@ -169,4 +169,9 @@ def printed_result(word: str) -> bool:
     value = number(word)
     if value is None or not any(ch.isdigit() for ch in word):
         return False
-    return not (1900 <= value <= 2100 and "." not in word and "," not in word)
+    return not is_year(word, value)
+
+
+def is_year(word: str, value: float) -> bool:
+    """A printed number that is a year ("2024"; not "2,024" or "2024.5")."""
+    return 1900 <= value <= 2100 and "." not in word and "," not in word
