@@ -19,12 +19,17 @@ from kg.text import split_sentences
 # only has to carry meaning.
 DESCRIBES_NOTHING_ZIPF = 5.0
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|\d[\d.,]*\d")  # words, and numbers ("41.2" in a fact and its table)
+# Words, and numbers ("41.2" in a fact and its table). A number glued to letters before it is part of a
+# name ("H800", "BF16", "Qwen2.5-72B"), and one after a reference word is an address ("§5.2", "Table 6"):
+# neither is a value a hop prints for its bridge (q58: "16" of BF16 and "5.2" of §5.2 passed for results).
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z-]{3,}|(?<![A-Za-z\d.,§])(?<!§ )(?<![A-Za-z\d]-)\d[\d.,]*\d")
+_REFERENCE = re.compile(r"(?:§+\s*|\b(?:Sections?|Sec\.|Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|Appendix|"
+                        r"Chapters?|Algorithms?|Lines?|Steps?|Pages?|pp?\.)\s*)\d[\d.]*", re.IGNORECASE)
 
 
 def word_stems(text: str) -> set[str]:
     """Stems of the words and numbers of `text`, as facts and hops are compared."""
-    return {_stem(w) for w in _TOKEN.findall(text)}
+    return {_stem(w) for w in _TOKEN.findall(_REFERENCE.sub(" ", text))}
 
 
 def title_stems(titles) -> set[str]:
@@ -112,7 +117,7 @@ def fact_words(fact: str, later: set[str], candidates: list[str],
     # Words of the rivals' names that not every candidate's name has (the bridge's own name is
     # never written anyway).
     telling = set().union(*named[1:]) - set.intersection(*named) if len(named) > 1 else set()
-    words = dict.fromkeys(w.lower() for w in _TOKEN.findall(fact) if _stem(w) not in titles
+    words = dict.fromkeys(w.lower() for w in _TOKEN.findall(_REFERENCE.sub(" ", fact)) if _stem(w) not in titles
                           and (any(ch.isdigit() for ch in w) or zipf(w.lower()) < DESCRIBES_NOTHING_ZIPF))
     avoid = (later | set().union(*named) if named else later) | cited_words(fact)
     avoid = avoid | {w for w in words if _rounded_in(w, later)}  # "74.5" of a table's "74.54" (q22)

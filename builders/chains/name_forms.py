@@ -7,6 +7,7 @@ import re
 from builders.chains.bridges import zipf
 
 NAMES_NOTHING_ZIPF = 3.0  # a one-word row label this frequent in English is no name (construction.py)
+HEADING_LISTS_ROWS = 2  # other rows a caption or header names beside the bridge's for it to be a list
 
 
 def head(name: str) -> str:
@@ -56,9 +57,14 @@ def table_bridge_reason(row_label: str, bridge_name: str, other_rows: list[str],
     if other_rows and 2 * sum(bool(_VARIANT.match(o)) for o in other_rows) >= len(other_rows):
         # q26: "BERTbase" above "+ SN", "+ NATSV (k = 1)": "the unmodified model" is the base row by form.
         return "pre-check: the table bridge is the base row the other rows modify"
-    if "|---" in table_text and row_label.strip() and row_label.strip() in table_text.split("|---")[0]:
+    heading = table_text.split("|---")[0] if "|---" in table_text else ""
+    if row_label.strip() and row_label.strip() in heading \
+            and sum(bool(o.strip()) and o.strip() in heading for o in other_rows) < HEADING_LISTS_ROWS:
         # q26: Pfizer's "Components of Other (income)/deductions--net include:" heads the table whose
-        # total row is the bridge: the table's caption or header names the row without the hop.
+        # total row is the bridge: the table's caption or header names the row without the hop. A
+        # caption that lists the rows singles none out (q58: Step-3's Table 6 gives every model's
+        # activated parameters, "DSv3 37B, Qwen3 MoE 22B, ..."); what it says of the bridge is
+        # checked as any answering text is (table_number_reason).
         return "pre-check: the table's caption or header names the bridge's row"
     return ""
 

@@ -394,6 +394,11 @@ def test_a_base_row_its_variants_modify_or_a_row_the_heading_names_is_no_bridge(
     heading = "| Components of Other deductions-net include: | 2023 |\n|---|---|\n| Interest income | (316) |\n"
     assert "header names" in table_bridge_reason("Other deductions-net", "other deductions-net", ["Interest income", "Other, net"],
                                                  heading + "| Other deductions-net | (347) |")
+    # q58: a caption that lists every row ("DSv3 37B, Qwen3 MoE 22B, ...") singles none out.
+    listing = "Table 6: Decoding cost. Activated parameters: DSv3 37B, Qwen3 32B, MM M1 46B.\n\n| Model | H800 |\n|---|---|\n"
+    assert table_bridge_reason("DSv3", "DSv3", ["Qwen3 32B", "MM M1"], listing + "| DSv3 | 0.054 |") == ""
+    assert "header names" in table_bridge_reason("DSv3", "DSv3", ["Qwen3 32B", "MM M1"],
+                                                 "Table 6: Decoding cost of DSv3 against others.\n\n| Model | H800 |\n|---|---|\n")
     assert table_bridge_reason("GPT-4o", "GPT-4o", ["Qwen-2.5-7b", "Google with GPT-4o", "PaSa-7b"],
                                "| Method | F1 |\n|---|---|\n| GPT-4o | 0.80 |\n| Google with GPT-4o | 0.2 |") == ""
 

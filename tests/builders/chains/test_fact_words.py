@@ -117,6 +117,21 @@ def test_a_number_a_later_hop_writes_with_more_digits_is_to_be_avoided():
     assert "7.9" in own  # no later hop writes it
 
 
+def test_a_number_inside_a_name_or_a_reference_is_no_value_of_the_fact():
+    """q58: "The official implementation of DSv3 uses BF16" gave "16", and "As §5.2 explained, Step-3
+    can benefit ... other than H20" gave "5.2": both passed for numbers the hop prints for its bridge
+    (`[generate] bridge_by_number`), and neither says anything a reader could identify it by."""
+    from builders.chains.arithmetic import printed_result
+
+    for fact in ("The official implementation uses BF16 for attention on H800 and Qwen2.5-72B",
+                 "As §5.2 explained, it benefits significantly, see Table 6 and Section 3.1"):
+        own, shared = fact_words(fact, set(), ["DSv3", "Kimi K2"])
+        assert not any(printed_result(w) for w in own + shared), (fact, own)
+    own, _ = fact_words("it is still much higher than the 2,324 TGS with DeepEP, a -3.2 change", set(), ["DSv3"])
+    assert {"2,324", "3.2"} <= set(own)  # values stay values
+    assert "800" not in word_stems("FP8 on H800") and "41.6" in word_stems("41.6% (Table 2)")
+
+
 def test_a_fact_that_says_what_the_bridge_is_is_a_definition():
     """q26: "CMMLU, a Chinese multi-subject multiple-choice task" and "AGIEval includes both English and
     Chinese subsets" identify their bridges by what they are; a practitioner maps that to the name in the
