@@ -33,7 +33,7 @@ from builders.chains.fork_walk import answer_holds
 from builders.chains.necessity import is_right
 from builders.chains.statements import StatementIndex
 from builders.chains.windows import evidence_window
-from builders.chains.tables import names_value, normal_label, normal_text
+from builders.chains.tables import label_forms, names_value, normal_label, normal_text
 from builders.chains.verbalize import Draft, evidence_modality, mentions_entity, window_keep
 from kg.text import folded
 from queries.corpus_view import CorpusView
@@ -119,8 +119,8 @@ def navigation_ok(view: CorpusView, draft: Draft) -> bool:
         if hop.bridge_kind == "entity":
             carried = carried or mentions_entity(view, hop.bridge, nxt)
         cell = cand.table_cell
-        if cell and i == len(cand.hops) - 2:  # the row label as written, punctuation aside
-            carried = carried or normal_label(cell.row_label) in normal_label(nxt)
+        if cell and i == len(cand.hops) - 2:  # the row label as written (footnote marks aside), punctuation aside
+            carried = carried or any(normal_label(form) in normal_label(nxt) for form in label_forms(cell.row_label))
         elif hop.bridge_kind == "link":
             carried = True  # a figure reference carries the chain, not a name
         if not carried:

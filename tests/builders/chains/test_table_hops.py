@@ -131,6 +131,29 @@ def test_a_table_chain_verbalizes_to_one_clean_cell_and_passes_verification(view
         assert all(verdict.necessary)
 
 
+def test_a_row_or_column_label_with_a_footnote_mark_carries_without_it(view):
+    """q60: BlackRock's column "Average AUM(2)" (footnote 2) was the bridge, the next sub-question asked
+    for "the Average AUM for Currency and commodities", and navigation rejected the chain the strict
+    verifier had found to need both hops."""
+    import dataclasses
+
+    from builders.chains.verbalize import OfflineVerbalizer
+    from builders.chains.verify import navigation_ok
+
+    walker = _walker(view)
+    cand = next(c for c in _table_candidates(walker) if c.table_cell.table_id == "gulfs")
+    draft = OfflineVerbalizer(view, walker.statements).verbalize(cand)
+    cand.hops[-2].bridge = "ent:no-such-entity"  # only the row label can carry the chain now
+    label = cand.table_cell.row_label
+    assert navigation_ok(view, draft)
+    for marked in (f"{label}(2)", f"{label}(2", f"{label} (1)"):
+        cand.meta["table_cell"] = dataclasses.replace(cand.table_cell, row_label=marked).to_meta()
+        draft.hops[-2].answer = marked  # the writer's answer to hop 0, as printed
+        assert navigation_ok(view, draft), marked
+    draft.hops[-1].sub_question = draft.hops[-1].sub_question.replace(label, "it")
+    assert not navigation_ok(view, draft)
+
+
 def test_a_cell_an_earlier_hop_already_names_is_rejected(view):
     from builders.chains.candidate import Candidate
     from builders.chains.verbalize import OfflineVerbalizer
