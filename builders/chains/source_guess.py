@@ -66,6 +66,7 @@ _COMPARED = re.compile(r"\b(?:outperform\w*|surpass\w*|exceed\w*|beat(?:s|ing)?|
 
 
 OWN_WINDOW = 60  # characters after "we propose" in which a name is the thing proposed
+MAX_VARIANT_WORDS = 2  # words after an own name for a name to be a checkpoint of it ("-Base", "-Chat-V2")
 # "we present a joint model called Knowledge Powered ... (KPCNN)": the name starts after "called".
 _CALLED = re.compile(r"^\s*(?:(?:a|an|the)\s+)?(?:[\w-]+\s+){0,4}?(?:called|named|dubbed|termed|coined)\s+",
                      re.IGNORECASE)
@@ -172,7 +173,14 @@ class SourceGuess:
         if self._own is None:
             self._own = authors_own(self.view)
         own = set().union(*(self._own.get(self.view.nodes[h.node_id].doc_id, set()) for h in cand.hops))
-        if cand.hops[i - 1].bridge not in own:
+        own_names = {normal_label(self.view.entity_name.get(e, "")) for e in own} - {""}
+        bridge = cand.hops[i - 1].bridge
+        if bridge not in own and not _variant_of(normal_label(self.view.entity_name.get(bridge, "")), own_names):
             return False
-        own_names = {normal_label(self.view.entity_name.get(e, "")) for e in own}
-        return not any(normal_label(r) in own_names for r in rivals)
+        return not any(normal_label(r) in own_names or _variant_of(normal_label(r), own_names) for r in rivals)
+
+
+def _variant_of(name: str, own_names: set[str]) -> bool:
+    """A name that is an own name and a word or two more: a checkpoint of the authors' model ("Ling-Coder-Lite-Base"
+    of "Ling-Coder-Lite", q59: the verifier picked it among external baselines as "the paper's own model")."""
+    return any(name.startswith(o + " ") and len(name[len(o):].split()) <= MAX_VARIANT_WORDS for o in own_names)

@@ -101,6 +101,20 @@ def test_a_bridge_its_document_presents_as_the_authors_own_elsewhere_is_refused(
     assert construction(view).check(candidate).reason == ""  # a rival of the same standing
 
 
+def test_a_checkpoint_of_the_authors_own_model_is_their_own_too(view):
+    """q59: the Ling-Coder-Lite report presents "Ling-Coder-Lite"; its table's row "Ling-Coder-Lite-Base"
+    was the bridge, among external baselines, and the verifier picked it as "the paper's own model"."""
+    from dataclasses import replace
+
+    candidate = serial(("c1", HMI), ("c8", ""), answer=ARV)
+    assert construction(view).check(candidate).reason == ""
+    view.nodes["c2"] = replace(view.nodes["c2"], text="In this survey we propose and describe Helsinki Marine, "
+                                                      "a register of ships.")
+    view.entity_name["helsinki marine"] = "Helsinki Marine"
+    view.mentions["c2"].add("helsinki marine")
+    assert "presents as the authors' own" in construction(view).check(candidate).reason  # ... Institute
+
+
 def test_a_bridge_known_only_as_what_the_documents_own_subject_is_compared_with_is_refused(view):
     """q43: "DeepSeek-R1 achieves performance comparable to OpenAI-o1-1217", in the DeepSeek-R1 report,
     identifies o1-1217 only by how the report's own model compares with it: a practitioner names the
