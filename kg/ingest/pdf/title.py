@@ -21,7 +21,8 @@ TOP_SHARE = 0.12  # of the page height: where mastheads and running headers sit
 SAME_SIZE = 0.3  # points: lines of one title share their font size
 
 _GENERIC_METADATA_RE = re.compile(
-    r"^(?:microsoft word|untitled|title|document\d*|slide \d+|presentation\d*|front cover|cover)\b"
+    r"^(?:microsoft (?:word|powerpoint|excel)|powerpoint(?: presentation)?$|untitled|title|document\d*|slide \d+"
+    r"|presentation\d*|front cover|cover)\b"
     r"|\.(?:docx?|pdf|tex|dvi|indd|qxd|rtf|pptx?|xls[xmb]?|csv|od[tspg]|pages|key)$|^[\W\d_]+$"
     r"|^\S+\.[a-z\d]{2,4}$", re.I)  # a file name: "odf_presentation.odp", "10811.exe", "... approved.xlsm"
 # Margin stamps, links and series labels are set large on a first page but never title it:

@@ -47,6 +47,11 @@ def test_a_file_name_in_the_metadata_is_no_title(tmp_path):
     # printed from: a file name with spaces is no title either.
     assert meaningful_metadata_title("DOM Pricing Model SVT Opt 1.1 5% increase 2%_Elec_7%Gas - approved.xlsm") == ""
     assert meaningful_metadata_title("Qwen2 Technical Report") == "Qwen2 Technical Report"
+    # IBM's z/OS education decks all carry PowerPoint's default (q59, q60: every question named its
+    # source "PowerPoint Presentation", and the writer took the domain from nothing).
+    for default in ("PowerPoint Presentation", "Microsoft PowerPoint - IEA 3.1 BCP.pptx", "PowerPoint"):
+        assert meaningful_metadata_title(default) == "", default
+    assert meaningful_metadata_title("PowerPoint Presentation Skills for Engineers") != ""
 
 
 @pytest.mark.parametrize("text", [
