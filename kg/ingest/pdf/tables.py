@@ -63,7 +63,25 @@ def page_words(page: pymupdf.Page) -> list[tuple]:
     for k, word in enumerate(words):
         if word[4].startswith("!") and any(abs(word[0] - x) < 0.5 and abs(word[1] - y) < 2 for x, y in unreadable):
             words[k] = (*word[:4], "\ufffd" + word[4][1:], *word[5:])
-    return words
+    return without_overprint(words)
+
+
+OVERPRINT_SHIFT = 1.0  # points: a word drawn again this close to itself is one word set bold by overprinting
+
+
+def without_overprint(words: list[tuple]) -> list[tuple]:
+    """The words once each: a "poor man's bold" draws a word two or three times a fraction of a point apart
+    (Ling-Coder-Lite's Table 4 printed its best averages as "67.7 67.7 67.7", a cell of three numbers that
+    sent the whole table back to text, q59)."""
+    kept: dict[str, list[tuple]] = {}
+    out = []
+    for word in words:
+        twins = kept.setdefault(word[4], [])
+        if any(abs(word[0] - t[0]) < OVERPRINT_SHIFT and abs(word[1] - t[1]) < OVERPRINT_SHIFT for t in twins):
+            continue
+        twins.append(word)
+        out.append(word)
+    return out
 
 
 HEADER_REACH = 8.0  # points between a table's top and the column names printed just above it

@@ -330,3 +330,23 @@ def test_a_labelled_row_whose_second_line_is_mostly_words_stays_one_row(tmp_path
              [(70, 110, 195, 136), (195, 110, 255, 136), (255, 110, 315, 136), (315, 110, 375, 136), (375, 110, 440, 136)]]
     rows = printed_grid(boxes, words)
     assert len(rows) == 2 and rows[1][0] == "Code editing Aider Polyglot" and rows[1][1] == "82.2% diff-fenced"
+
+
+def test_a_value_set_bold_by_overprinting_is_read_once(tmp_path):
+    """Ling-Coder-Lite's Table 4 (q59) drew its best average three times a fraction of a point apart:
+    read as "67.7 67.7 67.7", one cell held three numbers and the whole table went back to text."""
+    from kg.ingest.pdf.tables import page_words
+
+    doc = booktabs(tmp_path / "b.pdf")
+    with pymupdf.open(doc) as pdf:
+        page = pdf[0]
+        for dx in (0.3, 0.6):  # the poor man's bold of the last row's last value
+            line(page, 247 + 16 + 28, "83.8", x=COLUMNS[3] + dx)  # the rows of booktabs(): 247, 263, 291
+        pdf.save(tmp_path / "bold.pdf")
+    with pymupdf.open(tmp_path / "bold.pdf") as pdf:
+        assert [w[4] for w in pdf[0].get_text("words")].count("83.8") == 3
+        assert [w[4] for w in page_words(pdf[0])].count("83.8") == 1
+    read = read_pdf(tmp_path / "bold.pdf", tmp_path / "assets", workers=1)
+    [table] = [b for b in read.blocks if b.kind == "table"]
+    grid = json.loads(table.cells)
+    assert "kept_as_text" not in grid and grid["rows"][-1] == ["BM25 + DPR", "65.2", "76.6", "83.8"]
