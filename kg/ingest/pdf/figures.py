@@ -223,7 +223,7 @@ def legend_blocks(page: RawPage, box: pymupdf.Rect) -> list[RawBlock]:
 FIGURE_TEXT_MARGIN = 12.0  # points around a figure's drawings where its tick labels, legend and axis titles sit
 AXIS_LABEL_MARGIN = 24.0  # points below them: group labels under an axis run to two lines ("Harbour" / "(Acc.)")
 MAX_FIGURE_TEXT_BLOCK = 200  # a longer block inside a figure's box is prose set around it, not a label
-MAX_MARGIN_LABEL_WORDS = 6  # in the margin only a label this short is the figure's ("Tableau 4 : ..." is not)
+MAX_MARGIN_LABEL_WORDS = 6  # in the margin only labels this short are the figure's ("Tableau 4 : ..." is not)
 
 
 def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
@@ -240,7 +240,9 @@ def take_figure_text(page: RawPage, figures: list[ImageRef]) -> None:
         owner = None
         if block.kind == "text" and len(block.text) < MAX_FIGURE_TEXT_BLOCK:
             owner = _figure_of(block, boxes)
-            if owner is None and len(block.text.split()) <= MAX_MARGIN_LABEL_WORDS:
+            if owner is None and max(len(ln.text.split()) for ln in block.lines) <= MAX_MARGIN_LABEL_WORDS:
+                # Per printed line: a row of tick labels under the axis is one block of many short lines
+                # ("MMLU-Pro", "GPQA", ..., "C-Eval": Ling's Figures 1 and 2, q60), a caption one of long ones.
                 owner = _figure_of(block, margins)  # a tick label or axis title just outside the drawings
         if owner is None:
             kept.append(block)

@@ -480,3 +480,23 @@ def test_one_value_out_of_many_boxes_is_no_chart_read():
     lone = [ln for ln in labels if ln.text not in ("77.5", "84.2", "60.1")]  # only Alpha's 81.0 printed
     assert read_bars(lines + lone, fills + bars) == []
     assert len(read_bars(lines + labels, fills + bars)) == 4
+
+
+def test_a_row_of_tick_labels_printed_as_one_block_under_the_axis_is_the_figures():
+    """Ling's Figures 1 and 2 (q60): the six benchmark names under the axis came as one text block of
+    eight words, partly below the drawings; taken as prose, the chart had no group labels and no bar
+    was read. A caption-like line of many words under a figure stays prose."""
+    import pymupdf
+
+    from kg.ingest.pdf.figures import take_figure_text
+    from kg.ingest.pdf.types import Line as PageLine, RawBlock, RawPage
+    from kg.models import ImageRef
+
+    names = ["MMLU-Pro", "GPQA", "LiveCodeBench", "AIME 2024", "BFCL_v2", "C-Eval"]
+    ticks = RawBlock([PageLine(n, (85 + 70 * i, 322, 130 + 70 * i, 336), 7, False) for i, n in enumerate(names)], 2)
+    prose = RawBlock([PageLine("We compare the models on six public benchmarks in all", (85, 330, 500, 342), 9, False)], 2)
+    page = RawPage(2, pymupdf.Rect(0, 0, 612, 792), [ticks, prose], [], [])
+    figure = ImageRef(id="f", path="", page=2, bbox=[80, 100, 510, 330], caption="Figure 1: Performance.")
+    take_figure_text(page, [figure])
+    assert figure.visible_text.split("\n") == names
+    assert page.blocks == [prose]
