@@ -113,17 +113,8 @@ def tick_names(ticks: list[Line], fills: list[Fill]) -> dict[int, str]:
 
 def _named(lines_of: dict[int, list[Line]], by_id: dict[int, Fill]) -> dict[int, str]:
     """id(bar) -> its label's lines joined top to bottom; a white box (a panel's ground) is no bar."""
-    names = {k: _joined([" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)]) for k, v in lines_of.items()}
+    names = {k: join_lines([" ".join(t.text.split()) for t in sorted(v, key=lambda t: t.y0)]) for k, v in lines_of.items()}
     return {k: n for k, n in names.items() if by_id[k].rgb != (1.0, 1.0, 1.0)}
-
-
-def _joined(parts: list[str]) -> str:
-    """A label's lines as one name: a line that starts with a hyphen goes on without a space
-    ("Qwen3-235B" + "-Thinking-2507"), a line broken after one as types.join_lines joins it."""
-    out = ""
-    for part in parts:
-        out = out + part if out and part.startswith("-") and part[1:2].isalnum() else join_lines([out, part]) if out else part
-    return out
 
 
 def _level(label: Line, bar: Fill) -> bool:

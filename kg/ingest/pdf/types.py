@@ -136,7 +136,8 @@ def join_lines(lines: list[str]) -> str:
     """Join wrapped lines, undoing end-of-line hyphenation ("seg-\\nmentation"). A hyphen before a
     capital or a word holding a digit is kept, no space: a name broken at it ("DeepSeek-\\nR1", "GPT-\\n4",
     "Thinking-\\nv1.5"), or a word TeX broke there ("Sci-\\nBERT"), which rejoin_broken_words mends from
-    the rest of the document. A line opening with a dot and a letter continues a dotted name."""
+    the rest of the document. A line opening with a dot and a letter continues a dotted name, one opening
+    with a hyphen glued to a word a hyphenated one ("Qwen3-235B" over "-Thinking-2507")."""
     out = ""
     for line in lines:
         line = line.strip()
@@ -148,6 +149,8 @@ def join_lines(lines: list[str]) -> str:
             out += line
         elif line[:1] == "." and line[1:2].isalpha() and out[-1:].isalnum() and "." in out.split()[-1]:
             out += line  # a dotted name broken before a dot: "dots.llm1" over ".base"
+        elif line[:1] == "-" and line[1:2].isalnum() and out[-1:].isalnum():
+            out += line  # a name broken before a hyphen: "DeepSeek-V2.5" over "-1210-Chat" (a header cell, q60)
         else:
             out = f"{out} {line}"
     return out

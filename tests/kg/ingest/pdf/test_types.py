@@ -15,3 +15,7 @@ def test_a_dotted_name_broken_before_its_dot_is_one_name():
     """dots.llm1's tables print "dots.llm1" over ".base" as a column name."""
     assert join_lines(["dots.llm1", ".base"]) == "dots.llm1.base"
     assert join_lines(["see Table 2", ".5 points"]) == "see Table 2 .5 points"  # not a dotted name: unchanged
+    # A name broken before a hyphen (Ling's Table 9 header, q60), not a list's dash.
+    assert join_lines(["DeepSeek-V2.5", "-1210-Chat"]) == "DeepSeek-V2.5-1210-Chat"
+    assert join_lines(["Qwen3-235B", "-Thinking-2507"]) == "Qwen3-235B-Thinking-2507"
+    assert join_lines(["Steps:", "- install", "- run"]) == "Steps: - install - run"
