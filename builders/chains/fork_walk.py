@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from builders.chains.bridges import MADE_THING_LABELS
 from builders.chains.candidate import Candidate, Hop
+from builders.chains.fork_text import described_apart
 from builders.chains.name_forms import stem
 from builders.chains.statements import find_surface, node_sentences
 from builders.chains.tables import measured_by_axis
@@ -352,8 +353,9 @@ class ForkSteps:
             a, b = w.rng.choice(pairs)
             fork = comparison(a, b)
             texts = [c for c in w.chunks_entered_by(a.entity) if w.memory.fresh(c)
-                     and w.compatible(c, [a.node_id, b.node_id]) and w.statements.partners(c, a.entity)
-                     and not self._states(c, a.entity) and not self._states(c, b.entity)]
+                     and w.compatible(c, [a.node_id, b.node_id]) and not self._states(c, a.entity)
+                     and not self._states(c, b.entity) and described_apart(w.view, w.statements, c, a.entity,
+                                                                           [a.node_id, b.node_id])]
             if fork is not None and fork["operation"] != "difference" and (self._ranks(a) or self._ranks(b)):
                 w.died("fork: a branch ranks its subject among all others; it answers alone")
                 continue
