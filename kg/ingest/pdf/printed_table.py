@@ -33,6 +33,7 @@ import statistics
 import unicodedata
 
 from kg.ingest.pdf.header_rows import is_number as _is_number, merge_header_rows
+from kg.ingest.pdf.sparse_columns import join_complementary
 from kg.ingest.pdf.types import join_lines
 
 Word = tuple  # pymupdf word: (x0, y0, x1, y1, text, block, line, word_no)
@@ -57,7 +58,7 @@ def printed_grid(box_rows: list[list], words: list[Word], rules: Rules = ([], []
     grid = _share_headers(_read_once(_split_columns(grid)), rules)
     grid = [grid[0], *(split for row in grid[1:] for split in _split_row(row))] if grid else grid
     texts = [[cell_text(c) if c is not None else None for c in row] for row in grid]
-    return merge_header_rows([_currency_to_next(row) for row in texts])
+    return join_complementary(merge_header_rows([_currency_to_next(row) for row in texts]))
 
 
 _PREFIXES = frozenset(("$", "€", "£", "¥", "~", "≈"))  # marks printed before an amount
