@@ -74,13 +74,28 @@ def clean_surface(text: str) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = text.strip(_EDGE_PUNCT)
+        text = _strip_edges(text)
         if not _ends_with_acronym_dot(text):  # keep the last dot of "F.A.A."
             text = _POSSESSIVE.sub("", text.rstrip("."))
         text = text.lstrip(".")
         words = text.split(" ", 1)
         if len(words) == 2 and words[0].lower() in _DETERMINERS:
             text = words[1]
+    return text
+
+
+_CLOSES = {")": "(", "]": "[", "}": "{"}
+
+
+def _strip_edges(text: str) -> str:
+    """Edge punctuation off, but a closing bracket whose opening one the name holds stays: "BERT (base)",
+    "Average AUM(3)" (a table column shown to the writer as "Average AUM(3", q61/q62)."""
+    text = text.lstrip(_EDGE_PUNCT)
+    while text and text[-1] in _EDGE_PUNCT:
+        opening = _CLOSES.get(text[-1])
+        if opening and text.count(opening) >= text.count(text[-1]):
+            break
+        text = text[:-1]
     return text
 
 

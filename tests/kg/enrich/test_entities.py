@@ -131,3 +131,14 @@ def test_a_reloaded_pipeline_finds_the_same_mentions_and_forgets_the_words_it_me
     # the vocabulary holds the words of the texts since the last reload, not of every text
     assert len(reloading.nlp.vocab.strings) < grown
     assert reloading.nlp is not whole.nlp
+
+
+def test_a_name_keeps_the_closing_bracket_it_opened():
+    """A table column "Average AUM(3)" was shown to the strict writer as the bridge "Average AUM(3" (q61,
+    q62), and "BERT (base)" as "BERT (base": a closing bracket the name opened is part of it."""
+    from kg.enrich.entities import clean_surface
+
+    assert clean_surface("Average AUM(3)") == "Average AUM(3)"
+    assert clean_surface("the BERT (base)") == "BERT (base)"
+    assert clean_surface("(ours)") == "ours" and clean_surface("GPT-4),") == "GPT-4"
+    assert normalize_entity("Average AUM(3)") == normalize_entity("Average AUM(3")  # one entity either way
