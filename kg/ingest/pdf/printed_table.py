@@ -33,7 +33,7 @@ import statistics
 import unicodedata
 
 from kg.ingest.pdf.header_rows import is_number as _is_number, merge_header_rows
-from kg.ingest.pdf.sparse_columns import join_complementary
+from kg.ingest.pdf.sparse_columns import CURRENCY, join_complementary
 from kg.ingest.pdf.types import join_lines
 
 Word = tuple  # pymupdf word: (x0, y0, x1, y1, text, block, line, word_no)
@@ -61,7 +61,7 @@ def printed_grid(box_rows: list[list], words: list[Word], rules: Rules = ([], []
     return join_complementary(merge_header_rows([_currency_to_next(row) for row in texts]))
 
 
-_PREFIXES = frozenset(("$", "€", "£", "¥", "~", "≈"))  # marks printed before an amount
+_PREFIXES = CURRENCY | frozenset(("~", "≈"))  # marks printed before an amount
 
 
 def _currency_to_next(row: list[str | None]) -> list[str | None]:
