@@ -183,7 +183,7 @@ def test_a_strict_image_initiated_chain_starts_from_the_value_only_the_chart_pri
 
 
 @pytest.mark.timeout(900)
-def test_a_strict_multi_image_fork_compares_two_charts_through_a_text_hop(fork_view):
+def test_a_strict_multi_image_fork_compares_two_charts_through_a_text_hop(fork_view, monkeypatch):
     """Two charts print accuracies of one measure for the same models: the fork compares one model's two
     values, and its text hop (who built the model, no number) is how the question names the model."""
     view, settings, store = fork_view
@@ -200,6 +200,11 @@ def test_a_strict_multi_image_fork_compares_two_charts_through_a_text_hop(fork_v
         assert view.entity_name[cand.meta["shared_entity"]] == a
         assert "Tessaline was built" in view.nodes[cand.hops[2].node_id].text or \
             "Korvex was built" in view.nodes[cand.hops[2].node_id].text
+    # The text hop must tie the subject to something neither chart prints (fork_text.described_apart):
+    # with no such text, no multi-image fork is drawn.
+    monkeypatch.setattr("builders.chains.fork_walk.described_apart", lambda *args: False)
+    walker = _walker(view, settings, store, seed=4)
+    assert all(walker.sample("multi_image_fork") is None for _ in range(10))
 
 
 def test_values_of_other_scales_units_or_signs_are_not_compared_as_equals():

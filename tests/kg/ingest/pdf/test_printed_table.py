@@ -350,3 +350,21 @@ def test_a_value_set_bold_by_overprinting_is_read_once(tmp_path):
     [table] = [b for b in read.blocks if b.kind == "table"]
     grid = json.loads(table.cells)
     assert "kept_as_text" not in grid and grid["rows"][-1] == ["BM25 + DPR", "65.2", "76.6", "83.8"]
+
+
+def test_a_first_rows_amount_a_box_to_the_left_joins_its_column(tmp_path):
+    """BlackRock's AUM tables (q59/q60): the first row's "$ 396,013" started a cell box left of the amounts
+    under it, so the grid held two half-filled columns (sparse_columns.join_complementary)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=WIDTH, height=HEIGHT)
+    line(page, 100, "Average AUM", x=270)
+    for y, (label, x, value) in zip((120, 140, 160), (("Equity", 196, "$ 396,013"), ("Fixed income", 280, "306,870"),
+                                                    ("Multi-asset", 280, "129,891"))):
+        line(page, y, label)
+        line(page, y, value, x=x)
+    save(doc, tmp_path / "aum.pdf")
+    with pymupdf.open(tmp_path / "aum.pdf") as saved:
+        words = saved[0].get_text("words")
+    boxes = [[(70, y - 10, 190, y + 4), (190, y - 10, 265, y + 4), (265, y - 10, 340, y + 4)] for y in (100, 120, 140, 160)]
+    assert printed_grid(boxes, words) == [["", "Average AUM"], ["Equity", "$ 396,013"], ["Fixed income", "306,870"],
+                                          ["Multi-asset", "129,891"]]
